@@ -1,0 +1,108 @@
+// The engine's whole contract with the outside world: a typed stream of events.
+// Printers consume it; nothing in the engine writes to the terminal.
+
+import type { ObjRef } from "./object/ref.js";
+import type { KubeObject } from "./object/types.js";
+
+/** kstatus' reconcile statuses. */
+export type KStatus = "InProgress" | "Current" | "Failed" | "Terminating" | "NotFound" | "Unknown";
+
+export type Action = "Apply" | "Prune" | "Delete" | "Wait" | "Inventory";
+export type ActuationStatus = "Pending" | "Successful" | "Skipped" | "Failed";
+export type WaitStatus = "Pending" | "Successful" | "Skipped" | "Failed" | "Timeout";
+/** What an apply did, as kubectl words it. `unchanged` objects were not written. */
+export type ApplyOperation = "created" | "configured" | "unchanged" | "serverside-applied";
+export type DryRunStrategy = "none" | "client" | "server";
+
+export interface InitEvent {
+  type: "init";
+  /** Which command produced the stream. */
+  command: "apply" | "destroy";
+  dryRun: DryRunStrategy;
+  inventory: { name: string; namespace: string; id: string };
+  /** Every object the run may act on, in action order (apply waves, then prune/delete waves). */
+  objects: { ref: ObjRef; action: "Apply" | "Prune" | "Delete" }[];
+}
+
+export interface GroupEvent {
+  type: "group";
+  action: Action;
+  status: "Started" | "Finished";
+  /** 0-based wave index for Apply/Prune/Delete/Wait groups. */
+  wave?: number;
+}
+
+export interface ApplyEvent {
+  type: "apply";
+  ref: ObjRef;
+  status: Exclude<ActuationStatus, "Pending">;
+  operation?: ApplyOperation;
+  /** Set when status is Skipped or Failed. */
+  error?: string;
+}
+
+export interface PruneEvent {
+  type: "prune" | "delete";
+  ref: ObjRef;
+  status: Exclude<ActuationStatus, "Pending">;
+  error?: string;
+}
+
+export interface WaitEvent {
+  type: "wait";
+  ref: ObjRef;
+  status: WaitStatus;
+  /** For Pending/Timeout/Failed: what the object is waiting for, from its status message. */
+  message?: string;
+}
+
+export interface StatusEvent {
+  type: "status";
+  ref: ObjRef;
+  status: KStatus;
+  message: string;
+  /** The live object, when known; the table printer shows its conditions and age. */
+  object?: KubeObject;
+}
+
+export interface ActionStats {
+  successful: number;
+  skipped: number;
+  failed: number;
+}
+export interface ApplyStats extends ActionStats {
+  created: number;
+  configured: number;
+  unchanged: number;
+}
+export interface WaitStats extends ActionStats {
+  timeout: number;
+}
+export interface RunStats {
+  apply: ApplyStats;
+  prune: ActionStats;
+  delete: ActionStats;
+  wait: WaitStats;
+}
+
+/** The last event of every run that was not aborted. */
+export interface SummaryEvent {
+  type: "summary";
+  stats: RunStats;
+}
+
+export type EngineEvent = InitEvent | GroupEvent | ApplyEvent | PruneEvent | WaitEvent | StatusEvent | SummaryEvent;
+
+export function emptyStats(): RunStats {
+  return {
+    apply: { successful: 0, skipped: 0, failed: 0, created: 0, configured: 0, unchanged: 0 },
+    prune: { successful: 0, skipped: 0, failed: 0 },
+    delete: { successful: 0, skipped: 0, failed: 0 },
+    wait: { successful: 0, skipped: 0, failed: 0, timeout: 0 },
+  };
+}
+
+/** True when the run must exit with kpt's result code 3. */
+export function statsFailed(s: RunStats): boolean {
+  return s.apply.failed + s.prune.failed + s.delete.failed + s.wait.failed + s.wait.timeout > 0;
+}

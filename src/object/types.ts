@@ -1,0 +1,53 @@
+// Plain data shapes shared by the whole core. Kubernetes objects stay as parsed JSON:
+// the engine only reads a few well-known fields and never needs typed kinds.
+
+export interface ObjectMeta {
+  name?: string;
+  generateName?: string;
+  namespace?: string;
+  labels?: Record<string, string>;
+  annotations?: Record<string, string>;
+  uid?: string;
+  resourceVersion?: string;
+  generation?: number;
+  creationTimestamp?: string;
+  deletionTimestamp?: string;
+  [key: string]: unknown;
+}
+
+export interface KubeObject {
+  apiVersion: string;
+  kind: string;
+  metadata: ObjectMeta;
+  [key: string]: unknown;
+}
+
+/** Where an object came from, so every message can point at a file and line. */
+export interface SourcePos {
+  file: string;
+  /** 1-based line of the document's first line (or of the offending field, for field errors). */
+  line: number;
+}
+
+export interface PackageObject {
+  object: KubeObject;
+  source: SourcePos;
+}
+
+/** The inventory a package declares: a ResourceGroup file or a Kptfile `inventory:` section. */
+export interface InventoryInfo {
+  name: string;
+  namespace: string;
+  id: string;
+  labels: Record<string, string>;
+  annotations: Record<string, string>;
+  origin: "resourcegroup" | "kptfile";
+  source: SourcePos;
+}
+
+export interface Package {
+  /** The directory read, or "-" for standard input. */
+  path: string;
+  objects: PackageObject[];
+  inventory: InventoryInfo;
+}

@@ -1,0 +1,31 @@
+import { defineConfig } from "vitest/config";
+
+// Two projects: `unit` (pure logic, no cluster) and `e2e` (the built CLI against one real local
+// control plane, started once per run by the global setup; tests isolate themselves by namespace).
+export default defineConfig({
+  test: {
+    projects: [
+      {
+        test: {
+          name: "unit",
+          include: ["test/unit/**/*.test.ts"],
+          environment: "node",
+        },
+      },
+      {
+        test: {
+          name: "e2e",
+          include: ["test/e2e/**/*.test.ts"],
+          environment: "node",
+          globalSetup: ["test/helpers/global-setup.ts"],
+          testTimeout: 300_000,
+          hookTimeout: 300_000,
+          // Two cores: end-to-end files run a few at a time against the shared cluster.
+          maxConcurrency: 4,
+          poolOptions: { forks: { maxForks: 2, minForks: 1 } },
+          pool: "forks",
+        },
+      },
+    ],
+  },
+});
