@@ -4,6 +4,9 @@ import { defineConfig } from "vitest/config";
 // control plane, started once per run by the global setup; tests isolate themselves by namespace).
 export default defineConfig({
   test: {
+    pool: "forks",
+    // Two cores: a few test files at a time, so the cluster's own processes keep a share.
+    poolOptions: { forks: { maxForks: 3, minForks: 1 } },
     projects: [
       {
         test: {
@@ -20,10 +23,6 @@ export default defineConfig({
           globalSetup: ["test/helpers/global-setup.ts"],
           testTimeout: 300_000,
           hookTimeout: 300_000,
-          // Two cores: end-to-end files run a few at a time against the shared cluster.
-          maxConcurrency: 4,
-          poolOptions: { forks: { maxForks: 2, minForks: 1 } },
-          pool: "forks",
         },
       },
     ],

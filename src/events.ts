@@ -65,6 +65,22 @@ export interface StatusEvent {
   object?: KubeObject;
 }
 
+/**
+ * What a wait phase is still waiting for; emitted when the pending set changes and every few
+ * seconds while it does not, so printers can show progress (kpt prints nothing while it waits).
+ */
+export interface WaitingEvent {
+  type: "waiting";
+  wave: number;
+  /** Objects not yet reconciled (Current for apply, gone for prune/destroy), with their status. */
+  pending: { ref: ObjRef; status: KStatus; message: string }[];
+  /** How many objects this wait phase covers in all. */
+  total: number;
+  elapsedMs: number;
+  /** The per-wave timeout, when one was given (--reconcile-timeout / --prune-timeout). */
+  timeoutMs?: number;
+}
+
 export interface ActionStats {
   successful: number;
   skipped: number;
@@ -91,7 +107,7 @@ export interface SummaryEvent {
   stats: RunStats;
 }
 
-export type EngineEvent = InitEvent | GroupEvent | ApplyEvent | PruneEvent | WaitEvent | StatusEvent | SummaryEvent;
+export type EngineEvent = InitEvent | GroupEvent | ApplyEvent | PruneEvent | WaitEvent | StatusEvent | WaitingEvent | SummaryEvent;
 
 export function emptyStats(): RunStats {
   return {

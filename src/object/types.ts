@@ -32,6 +32,8 @@ export interface SourcePos {
 export interface PackageObject {
   object: KubeObject;
   source: SourcePos;
+  /** 1-based lines of a few fields later checks complain about (keys in parse-package.ts), in source.file. */
+  fieldLines?: Record<string, number>;
 }
 
 /** The inventory a package declares: a ResourceGroup file or a Kptfile `inventory:` section. */

@@ -1,0 +1,94 @@
+// Applies one object: checks who owns it, then creates, patches (client-side, kubectl's
+// three-way patch) or server-side applies it, and says what happened. Per-object failures are
+// results, never exceptions.
+
+import { ApiError } from "../cluster/api-error.js";
+import type { Cluster } from "../cluster/types.js";
+import type { ApplyOperation, DryRunStrategy } from "../events.js";
+import { ownershipOf, policyAllows, policyRefusal, type InventoryPolicy } from "../inventory/policy.js";
+import { refOf } from "../object/ref.js";
+import type { KubeObject, SourcePos } from "../object/types.js";
+import type { LiveCache } from "../status/live-cache.js";
+import type { PatchSchema } from "./csa/patch-schema.js";
+import { planClientSideApply } from "./csa/plan-csa.js";
+import { isSsaNoop } from "./ssa-noop.js";
+
+export interface ApplyObjectContext {
+  cluster: Cluster;
+  cache: LiveCache;
+  inventoryId: string;
+  policy: InventoryPolicy;
+  serverSide: boolean;
+  fieldManager: string;
+  forceConflicts: boolean;
+  dryRun: DryRunStrategy;
+  signal?: AbortSignal;
+  /** The strategic-merge schema for built-in kinds; undefined means JSON merge patch. */
+  schemaFor(obj: KubeObject): Promise<PatchSchema | undefined>;
+}
+
+export interface ApplyObjectResult {
+  status: "Successful" | "Skipped" | "Failed";
+  operation?: ApplyOperation;
+  error?: string;
+  /** The object as the server returned it (or as it stands, when unchanged). */
+  object?: KubeObject;
+}
+
+function describeApiError(err: unknown, verb: string, obj: KubeObject, source?: SourcePos): string {
+  const where = source ? ` "${source.file}"` : "";
+  if (err instanceof ApiError) {
+    if (err.status === 409 && err.causes.some((c) => c.reason === "FieldManagerConflict")) {
+      return `${err.message} (use --force-conflicts to take these fields over, or stop setting them in the package)`;
+    }
+    return `error when ${verb}${where}: ${err.message}`;
+  }
+  return `error when ${verb}${where}: ${(err as Error).message}`;
+}
+
+export async function applyObject(ctx: ApplyObjectContext, desired: KubeObject, source?: SourcePos): Promise<ApplyObjectResult> {
+  const ref = refOf(desired);
+  let live = ctx.cache.get(ref);
+  if (live) {
+    const ownership = ownershipOf(live, ctx.inventoryId);
+    if (!policyAllows(ownership, ctx.policy)) return { status: "Skipped", error: policyRefusal(live, ownership, ctx.policy, "Apply") };
+  }
+  const dryRun = ctx.dryRun === "server";
+  try {
+    if (ctx.serverSide) {
+      if (live && isSsaNoop(desired, live, ctx.fieldManager)) return { status: "Successful", operation: "unchanged", object: live };
+      if (ctx.dryRun === "client") return { status: "Successful", operation: live ? "configured" : "created" };
+      const result = await ctx.cluster.apply(desired, { fieldManager: ctx.fieldManager, force: ctx.forceConflicts, dryRun, signal: ctx.signal });
+      const operation: ApplyOperation = !live ? "created" : result.metadata.resourceVersion === live.metadata.resourceVersion ? "unchanged" : "configured";
+      return { status: "Successful", operation, object: result };
+    }
+    const schema = await ctx.schemaFor(desired);
+    for (let attempt = 1; ; attempt++) {
+      const plan = planClientSideApply(desired, live, schema);
+      if (plan.op === "unchanged") return { status: "Successful", operation: "unchanged", object: live };
+      if (ctx.dryRun === "client") return { status: "Successful", operation: plan.op === "create" ? "created" : "configured", object: plan.op === "patch" ? plan.preview : plan.body };
+      try {
+        if (plan.op === "create") {
+          const object = await ctx.cluster.create(plan.body, { dryRun, fieldManager: "kubectl-client-side-apply", signal: ctx.signal });
+          return { status: "Successful", operation: "created", object };
+        }
+        const object = await ctx.cluster.patch(ref, plan.patch, plan.patchType, { dryRun, fieldManager: "kubectl-client-side-apply", signal: ctx.signal });
+        return { status: "Successful", operation: "configured", object };
+      } catch (err) {
+        // Created by someone else since we listed it: read it and patch instead, once.
+        if (err instanceof ApiError && err.status === 409 && plan.op === "create" && attempt === 1) {
+          live = await ctx.cluster.get(ref, ctx.signal);
+          if (live) {
+            const ownership = ownershipOf(live, ctx.inventoryId);
+            if (!policyAllows(ownership, ctx.policy)) return { status: "Skipped", error: policyRefusal(live, ownership, ctx.policy, "Apply") };
+          }
+          continue;
+        }
+        throw err;
+      }
+    }
+  } catch (err) {
+    if (ctx.signal?.aborted) throw err;
+    return { status: "Failed", error: describeApiError(err, live ? "patching" : "creating", desired, source) };
+  }
+}

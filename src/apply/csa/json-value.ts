@@ -1,0 +1,76 @@
+// Plain JSON values as the patch code sees them, and the few operations it needs on them.
+// Patches compare and order values the way apimachinery's Go code does (Go `==`, `%v`
+// strings), so the patches we compute are the ones kubectl would send.
+
+export type JsonValue = null | boolean | number | string | JsonValue[] | JsonObject;
+export interface JsonObject {
+  [key: string]: JsonValue;
+}
+
+/** The JSON type of a value; two values of different kinds replace each other in a patch. */
+export type JsonKind = "null" | "boolean" | "number" | "string" | "array" | "object";
+
+export function kindOf(v: JsonValue): JsonKind {
+  if (v === null) return "null";
+  if (Array.isArray(v)) return "array";
+  return typeof v as "boolean" | "number" | "string" | "object";
+}
+
+export function isJsonObject(v: unknown): v is JsonObject {
+  return typeof v === "object" && v !== null && !Array.isArray(v);
+}
+
+export function hasKey(obj: JsonObject, key: string): boolean {
+  return Object.prototype.hasOwnProperty.call(obj, key);
+}
+
+/** Key order is irrelevant; list order is not. */
+export function deepEqualJson(a: JsonValue, b: JsonValue): boolean {
+  if (a === b) return true;
+  const ka = kindOf(a);
+  if (ka !== kindOf(b)) return false;
+  if (ka === "array") {
+    const x = a as JsonValue[];
+    const y = b as JsonValue[];
+    return x.length === y.length && x.every((v, i) => deepEqualJson(v, y[i]!));
+  }
+  if (ka === "object") {
+    const x = a as JsonObject;
+    const y = b as JsonObject;
+    const keys = Object.keys(x);
+    return keys.length === Object.keys(y).length && keys.every((k) => hasKey(y, k) && deepEqualJson(x[k]!, y[k]!));
+  }
+  return false;
+}
+
+/** A deep copy as JSON sees the value: undefined fields are dropped, as they are on the wire. */
+export function cloneJson<T extends JsonValue>(v: T): T {
+  return JSON.parse(JSON.stringify(v)) as T;
+}
+
+/**
+ * Go's `%v` of a decoded JSON scalar; apimachinery sorts and matches list items by it.
+ * apimachinery decodes whole numbers as int64, so only fractions get Go's float format.
+ */
+export function formatScalar(v: JsonValue): string {
+  if (v === null) return "<nil>";
+  if (typeof v === "number") return Number.isInteger(v) ? BigInt(v).toString() : formatGoFloat(v);
+  if (typeof v === "string" || typeof v === "boolean") return String(v);
+  return JSON.stringify(v);
+}
+
+// Go's %v prints a float64 with the shortest digits, in exponent form when the exponent is
+// below -4 or at least 6 (1e+06), with at least two exponent digits.
+function formatGoFloat(n: number): string {
+  if (!Number.isFinite(n) || n === 0) return String(n);
+  const [mantissa, e] = n.toExponential().split("e") as [string, string];
+  const exp = Number(e);
+  if (exp >= -4 && exp < 6) return String(n);
+  const digits = String(Math.abs(exp)).padStart(2, "0");
+  return `${mantissa}e${exp < 0 ? "-" : "+"}${digits}`;
+}
+
+/** Go compares strings byte-wise (UTF-8); for the keys and values found in manifests this is code-unit order. */
+export function compareStrings(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
+}

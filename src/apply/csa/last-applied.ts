@@ -1,0 +1,51 @@
+// The last-applied-configuration annotation, written and read the way kubectl does, so a
+// package can move between kubectl apply and kpt-ts without a spurious patch or lost fields.
+
+import type { KubeObject } from "../../object/types.js";
+import { compareStrings, isJsonObject } from "./json-value.js";
+
+export const LAST_APPLIED_ANNOTATION = "kubectl.kubernetes.io/last-applied-configuration";
+
+/**
+ * The configuration last applied to a live object. Undefined when there is none or it is not
+ * a JSON object: the patch then removes nothing, which is the safe side of not knowing.
+ */
+export function lastAppliedOf(live: KubeObject): object | undefined {
+  const raw = live.metadata.annotations?.[LAST_APPLIED_ANNOTATION];
+  if (typeof raw !== "string" || raw.trim() === "") return undefined;
+  try {
+    const parsed: unknown = JSON.parse(raw);
+    return isJsonObject(parsed) ? parsed : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * A copy of `obj` carrying its own configuration in the annotation. The value is what kubectl
+ * writes byte for byte: the object without the annotation, `annotations: {}` when it has no
+ * other, keys sorted, compact JSON with Go's escaping of <, > and &, and a final newline.
+ */
+export function withLastApplied(obj: KubeObject): KubeObject {
+  const config = structuredClone(obj);
+  const { [LAST_APPLIED_ANNOTATION]: _previous, ...annotations } = config.metadata.annotations ?? {};
+  config.metadata.annotations = annotations;
+  const value = encodeLikeGo(config);
+  return { ...config, metadata: { ...config.metadata, annotations: { ...annotations, [LAST_APPLIED_ANNOTATION]: value } } };
+}
+
+function encodeLikeGo(value: unknown): string {
+  const json = JSON.stringify(sortKeys(value));
+  // These characters only occur inside strings, where Go's encoder writes them as \u escapes.
+  return `${json.replace(/[<>&\u2028\u2029]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`)}\n`;
+}
+
+function sortKeys(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(sortKeys);
+  if (!isJsonObject(value)) return value;
+  const out: Record<string, unknown> = {};
+  for (const key of Object.keys(value).sort(compareStrings)) {
+    if (value[key] !== undefined) out[key] = sortKeys(value[key]);
+  }
+  return out;
+}

@@ -1,0 +1,48 @@
+// The engine's options and their defaults, in one place.
+
+import type { PropagationPolicy } from "../cluster/types.js";
+import type { DryRunStrategy } from "../events.js";
+import type { InventoryPolicy } from "../inventory/policy.js";
+
+export interface EngineOptions {
+  dryRun?: DryRunStrategy;
+  serverSide?: boolean;
+  /** kpt's default field manager for server-side apply. */
+  fieldManager?: string;
+  forceConflicts?: boolean;
+  /** Per wave, as kpt: undefined waits until reconciled. */
+  reconcileTimeoutMs?: number;
+  pruneTimeoutMs?: number;
+  prunePropagationPolicy?: PropagationPolicy;
+  inventoryPolicy?: InventoryPolicy;
+  installResourceGroup?: boolean;
+  statusPolicy?: "all" | "none";
+  /** Objects applied or deleted at once within a wave. */
+  concurrency?: number;
+  /** Poll period where the server refuses watches. */
+  pollPeriodMs?: number;
+  signal?: AbortSignal;
+}
+
+export type ResolvedOptions = Required<Omit<EngineOptions, "reconcileTimeoutMs" | "pruneTimeoutMs" | "signal">> &
+  Pick<EngineOptions, "reconcileTimeoutMs" | "pruneTimeoutMs" | "signal">;
+
+export const DEFAULT_CONCURRENCY = 16;
+
+export function resolveOptions(o: EngineOptions): ResolvedOptions {
+  return {
+    dryRun: o.dryRun ?? "none",
+    serverSide: o.serverSide ?? false,
+    fieldManager: o.fieldManager ?? "kubectl",
+    forceConflicts: o.forceConflicts ?? false,
+    reconcileTimeoutMs: o.reconcileTimeoutMs,
+    pruneTimeoutMs: o.pruneTimeoutMs,
+    prunePropagationPolicy: o.prunePropagationPolicy ?? "Background",
+    inventoryPolicy: o.inventoryPolicy ?? "strict",
+    installResourceGroup: o.installResourceGroup ?? true,
+    statusPolicy: o.statusPolicy ?? "all",
+    concurrency: Math.max(1, o.concurrency ?? DEFAULT_CONCURRENCY),
+    pollPeriodMs: o.pollPeriodMs ?? 2000,
+    signal: o.signal,
+  };
+}

@@ -1,0 +1,65 @@
+// Whether a server-side apply would change nothing, decided locally so an unchanged object costs
+// no request: every field of the configuration already has its value in the live object, and
+// our field manager owns no field the configuration has dropped (which the server would remove).
+
+import type { KubeObject } from "../object/types.js";
+
+type Json = unknown;
+
+function isObj(v: Json): v is Record<string, Json> {
+  return typeof v === "object" && v !== null && !Array.isArray(v);
+}
+
+/** Every field of `want` is present in `have` with the same value; lists must match item for item. */
+export function isSubset(want: Json, have: Json): boolean {
+  if (isObj(want)) {
+    if (!isObj(have)) return false;
+    return Object.entries(want).every(([k, v]) => (v === null ? !(k in have) || have[k] === null : k in have && isSubset(v, have[k])));
+  }
+  if (Array.isArray(want)) {
+    return Array.isArray(have) && want.length === have.length && want.every((v, i) => isSubset(v, have[i]));
+  }
+  return want === have;
+}
+
+/** Finds the item a managedFields list key (`k:{...}`, `v:...`, `i:N`) names in a list. */
+function findItem(list: Json[], key: string): Json | undefined {
+  const body = key.slice(2);
+  let parsed: Json;
+  try {
+    parsed = JSON.parse(body);
+  } catch {
+    return undefined;
+  }
+  if (key.startsWith("i:")) return typeof parsed === "number" ? list[parsed] : undefined;
+  if (key.startsWith("v:")) return list.find((item) => JSON.stringify(item) === JSON.stringify(parsed));
+  if (key.startsWith("k:") && isObj(parsed)) return list.find((item) => isObj(item) && Object.entries(parsed as Record<string, Json>).every(([k, v]) => JSON.stringify(item[k]) === JSON.stringify(v)));
+  return undefined;
+}
+
+/** True when every field in the fieldsV1 tree is set in `config`. */
+function ownedFieldsPresent(fields: Json, config: Json): boolean {
+  if (!isObj(fields)) return true;
+  for (const [key, sub] of Object.entries(fields)) {
+    if (key === ".") continue;
+    let next: Json | undefined;
+    if (key.startsWith("f:")) {
+      if (!isObj(config) || !(key.slice(2) in config)) return false;
+      next = config[key.slice(2)];
+    } else if (/^[kvi]:/.test(key)) {
+      if (!Array.isArray(config)) return false;
+      next = findItem(config, key);
+      if (next === undefined) return false;
+    } else continue;
+    if (!ownedFieldsPresent(sub, next)) return false;
+  }
+  return true;
+}
+
+export function isSsaNoop(desired: KubeObject, live: KubeObject, fieldManager: string): boolean {
+  const managed = Array.isArray(live.metadata.managedFields) ? (live.metadata.managedFields as Record<string, Json>[]) : [];
+  const ours = managed.filter((m) => m.manager === fieldManager && m.operation === "Apply");
+  if (ours.length === 0) return false; // the server must record our ownership first
+  if (!ours.every((m) => ownedFieldsPresent(m.fieldsV1, desired))) return false;
+  return isSubset(desired, live);
+}

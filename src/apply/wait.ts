@@ -1,0 +1,135 @@
+// Waits until a set of objects reaches a status (Current after apply, gone after prune/delete),
+// driven by the live cache's watch events, not by polling. Emits kpt's wait events, status
+// events on every change, and `waiting` progress so a long wait is never silent.
+
+import type { EngineEvent, KStatus } from "../events.js";
+import { refKey, type ObjRef } from "../object/ref.js";
+import type { KubeObject } from "../object/types.js";
+import { describeWaitingFor, isReconciled } from "../status/aggregate.js";
+import { computeStatus } from "../status/compute-status.js";
+import type { LiveCache } from "../status/live-cache.js";
+import type { DesiredStatus, StatusResult } from "../status/types.js";
+
+export interface WaitTarget {
+  ref: ObjRef;
+  /** The generation our apply produced: a status read from an older object does not count. */
+  minGeneration?: number;
+  /** For deletes: the uid we deleted; a new object with another uid means ours is gone. */
+  uid?: string;
+}
+
+export type WaitOutcome = "Successful" | "Failed" | "Timeout" | "Skipped";
+
+export interface WaitOptions {
+  desired: DesiredStatus;
+  wave: number;
+  timeoutMs?: number;
+  signal?: AbortSignal;
+  emit: (e: EngineEvent) => void;
+  now?: () => Date;
+  /** How often time-based rules are re-checked and progress is reported. */
+  tickMs?: number;
+}
+
+const NOT_FOUND: StatusResult = { status: "NotFound", message: "Resource not found" };
+
+export function statusOfLive(obj: KubeObject | undefined, now: Date): StatusResult {
+  return obj ? computeStatus(obj, { now }) : NOT_FOUND;
+}
+
+export async function waitFor(cache: LiveCache, targets: WaitTarget[], opts: WaitOptions): Promise<Map<string, WaitOutcome>> {
+  const now = opts.now ?? (() => new Date());
+  const outcomes = new Map<string, WaitOutcome>();
+  const pending = new Map<string, { target: WaitTarget; result: StatusResult }>();
+  const started = Date.now();
+  const emit = opts.emit;
+
+  const evaluate = (t: WaitTarget): { result: StatusResult; done?: WaitOutcome } => {
+    const live = cache.get(t.ref);
+    if (opts.desired === "NotFound") {
+      if (!live || (t.uid && live.metadata.uid !== t.uid)) return { result: NOT_FOUND, done: "Successful" };
+      return { result: statusOfLive(live, now()) };
+    }
+    const result = statusOfLive(live, now());
+    if (isReconciled(result.status, "Current", { liveGeneration: live?.metadata.generation, appliedGeneration: t.minGeneration })) return { result, done: "Successful" };
+    if (result.status === "Failed") return { result, done: "Failed" };
+    return { result };
+  };
+
+  const statusEvent = (t: WaitTarget, r: StatusResult) => {
+    const object = cache.get(t.ref);
+    emit({ type: "status", ref: t.ref, status: r.status as KStatus, message: r.message, ...(object ? { object } : {}) });
+  };
+
+  for (const t of targets) {
+    const { result, done } = evaluate(t);
+    statusEvent(t, result);
+    if (done) {
+      outcomes.set(refKey(t.ref), done);
+      emit({ type: "wait", ref: t.ref, status: done, ...(done === "Failed" ? { message: result.message } : {}) });
+    } else {
+      pending.set(refKey(t.ref), { target: t, result });
+      emit({ type: "wait", ref: t.ref, status: "Pending", message: describeWaitingFor(result, opts.desired) });
+    }
+  }
+  if (pending.size === 0) return outcomes;
+
+  const progress = () =>
+    emit({
+      type: "waiting",
+      wave: opts.wave,
+      pending: [...pending.values()].map(({ target, result }) => ({ ref: target.ref, status: result.status, message: describeWaitingFor(result, opts.desired) })),
+      total: targets.length,
+      elapsedMs: Date.now() - started,
+      ...(opts.timeoutMs ? { timeoutMs: opts.timeoutMs } : {}),
+    });
+
+  await new Promise<void>((resolve) => {
+    let finished = false;
+    const recheck = (key: string) => {
+      const p = pending.get(key);
+      if (!p) return;
+      const { result, done } = evaluate(p.target);
+      if (result.status !== p.result.status || result.message !== p.result.message) {
+        p.result = result;
+        statusEvent(p.target, result);
+      }
+      if (done) {
+        pending.delete(key);
+        outcomes.set(key, done);
+        emit({ type: "wait", ref: p.target.ref, status: done, ...(done === "Failed" ? { message: result.message } : {}) });
+        if (pending.size === 0) finish();
+      }
+    };
+    const finish = (rest?: WaitOutcome) => {
+      if (finished) return;
+      finished = true;
+      unsubscribe();
+      clearInterval(ticker);
+      if (timer) clearTimeout(timer);
+      opts.signal?.removeEventListener("abort", onAbort);
+      if (rest) {
+        for (const [key, p] of pending) {
+          outcomes.set(key, rest);
+          emit({ type: "wait", ref: p.target.ref, status: rest, ...(rest === "Timeout" ? { message: describeWaitingFor(p.result, opts.desired) } : {}) });
+        }
+        pending.clear();
+      }
+      resolve();
+    };
+    const unsubscribe = cache.subscribe((ref) => recheck(refKey(ref)));
+    let ticks = 0;
+    const tickMs = opts.tickMs ?? 1000;
+    const ticker = setInterval(() => {
+      for (const key of [...pending.keys()]) recheck(key); // time-based rules (Pod scheduling window)
+      if (!finished && ++ticks % 2 === 0) progress();
+    }, tickMs);
+    const timer = opts.timeoutMs ? setTimeout(() => finish("Timeout"), opts.timeoutMs) : undefined;
+    const onAbort = () => finish("Skipped");
+    opts.signal?.addEventListener("abort", onAbort, { once: true });
+    if (opts.signal?.aborted) onAbort();
+    // A change may have landed between the first evaluation and subscribing.
+    for (const key of [...pending.keys()]) recheck(key);
+  });
+  return outcomes;
+}

@@ -1,0 +1,192 @@
+#!/usr/bin/env node
+// The command line. Command bodies are imported only when run, so `--help` stays fast.
+// This file is the only place that ends the process: errors become exit codes here.
+
+import { readFileSync } from "node:fs";
+import { Command, CommanderError, Option } from "commander";
+import { EXIT, exitCodeFor, KptTsError, UsageError, type ExitCode } from "./errors.js";
+import type { GlobalFlags } from "./commands/flags.js";
+import type { CommandIO } from "./commands/io.js";
+
+const VERSION = (JSON.parse(readFileSync(new URL("../package.json", import.meta.url), "utf8")) as { version: string }).version;
+
+const abort = new AbortController();
+const io: CommandIO = { stdout: process.stdout, stderr: process.stderr, stdin: process.stdin, env: process.env, signal: abort.signal };
+
+function parseBool(value: string): boolean {
+  if (/^(true|1|yes)$/i.test(value)) return true;
+  if (/^(false|0|no)$/i.test(value)) return false;
+  throw new UsageError(`expected true or false, got ${JSON.stringify(value)}`);
+}
+
+/** A Go-style boolean flag: `--flag`, `--flag=true`, `--flag=false`. */
+function boolOption(flags: string, description: string, defaultValue?: boolean): Option {
+  const o = new Option(`${flags} [bool]`, description).argParser(parseBool).preset(true);
+  return defaultValue === undefined ? o : o.default(defaultValue);
+}
+
+let verbose = false;
+
+async function run(body: () => Promise<void>): Promise<void> {
+  let code: ExitCode = EXIT.ok;
+  try {
+    await body();
+  } catch (err) {
+    code = exitCodeFor(err);
+    report(err);
+  }
+  await finish(code);
+}
+
+function report(err: unknown): void {
+  if (err instanceof KptTsError) {
+    // A failed run's objects were already reported by the printer; nothing to add but the code.
+    if (err.exitCode === EXIT.result) return;
+    process.stderr.write(`error: ${err.message}\n`);
+    if (err.detail) process.stderr.write(verbose ? `${err.detail}\n` : `${err.detail.split("\n")[0]}\n`);
+    return;
+  }
+  const e = err as Error;
+  process.stderr.write(`error: ${e?.message ?? String(err)}\n`);
+  if (verbose && e?.stack) process.stderr.write(`${e.stack}\n`);
+  else process.stderr.write("(this looks like a bug in kpt-ts; run again with -v for the stack trace and report it)\n");
+}
+
+async function finish(code: ExitCode): Promise<never> {
+  // Let piped output drain before exiting.
+  await new Promise<void>((r) => (process.stdout.writableLength ? process.stdout.once("drain", () => r()) : r()));
+  process.exit(code);
+}
+
+function globals(cmd: Command): GlobalFlags {
+  const g = cmd.optsWithGlobals() as GlobalFlags;
+  verbose = g.v !== undefined && g.v !== false && g.v !== "0";
+  return g;
+}
+
+const program = new Command("kpt-ts")
+  .description("Deploy Kubernetes packages: apply, prune, wait, status and destroy, compatible with `kpt live`.")
+  .version(VERSION, "--version", "print the version")
+  .showHelpAfterError("(run with --help for usage)")
+  .exitOverride();
+
+const live = program
+  .command("live")
+  .description("Deploy local packages to a cluster")
+  .option("--kubeconfig <path>", "path to the kubeconfig file (default: $KUBECONFIG, else ~/.kube/config)")
+  .option("--context <name>", "the kubeconfig context to use")
+  .option("-n, --namespace <namespace>", "namespace for objects without one; objects in other namespaces are refused, as in kpt")
+  .option("-v, --v [level]", "verbose errors: show each error's detail and cause")
+  .option("--no-color", "never colour the output (also: NO_COLOR=1)")
+  .exitOverride();
+
+live
+  .command("init")
+  .description("Add inventory information (a ResourceGroup) to a package")
+  .argument("[PKG_PATH]", "the package directory", ".")
+  .option("--name <name>", "inventory object name (default: inventory-<8 random digits>)")
+  .option("--inventory-id <id>", "inventory id (default: generated from namespace, name and time)")
+  .addOption(boolOption("--force", "overwrite existing inventory information"))
+  .addOption(boolOption("--quiet", "print nothing on success"))
+  .option("--rg-file <file>", "file name of the ResourceGroup", "resourcegroup.yaml")
+  .exitOverride()
+  .action((pkgPath: string, _o, cmd: Command) =>
+    run(async () => {
+      const f = globals(cmd) as GlobalFlags & { name?: string; inventoryId?: string; force?: boolean; quiet?: boolean; rgFile: string };
+      const { liveInit } = await import("./commands/live-init-command.js");
+      await liveInit(pkgPath, f, io);
+    }),
+  );
+
+live
+  .command("apply")
+  .description("Apply a package to the cluster: create and update its objects, prune what left it, wait until reconciled")
+  .argument("[PKG_PATH]", "the package directory, or - to read it from standard input", ".")
+  .addOption(boolOption("--dry-run", "show what would change without changing anything (client-side; server-side with --server-side)"))
+  .addOption(boolOption("--server-side", "use server-side apply"))
+  .option("--field-manager <name>", "field manager for server-side apply", "kubectl")
+  .addOption(boolOption("--force-conflicts", "server-side apply: take over fields other managers own"))
+  .option("--reconcile-timeout <duration>", "how long to wait for each wave to reconcile (e.g. 2m); 0 waits as long as it takes")
+  .option("--prune-timeout <duration>", "how long to wait for pruned objects to be gone; 0 waits as long as it takes")
+  .option("--prune-propagation-policy <policy>", "Background, Foreground or Orphan", "Background")
+  .option("--inventory-policy <policy>", "strict: touch only objects this inventory owns; adopt: also take unowned ones", "strict")
+  .addOption(boolOption("--install-resource-group", "install the ResourceGroup CRD when it is missing", true))
+  .option("--output <format>", "events, table or json", "events")
+  .addOption(boolOption("--show-status-events", "also print each status change"))
+  .option("--status-policy <policy>", "all: record each object's status in the inventory; none: do not", "all")
+  .option("--concurrency <n>", "objects applied or deleted at once within a wave (default 16)")
+  .option("--poll-period <duration>", "poll period where the cluster refuses watches", "2s")
+  .exitOverride()
+  .action((pkgPath: string, _o, cmd: Command) =>
+    run(async () => {
+      const { liveApply } = await import("./commands/live-apply.js");
+      await liveApply(pkgPath, globals(cmd) as never, io);
+    }),
+  );
+
+live
+  .command("destroy")
+  .description("Delete every object of the package's inventory from the cluster, dependents first")
+  .argument("[PKG_PATH]", "the package directory, or - to read it from standard input", ".")
+  .addOption(boolOption("--dry-run", "show what would be deleted without deleting anything"))
+  .option("--inventory-policy <policy>", "strict or adopt", "strict")
+  .option("--output <format>", "events, table or json", "events")
+  .addOption(boolOption("--show-status-events", "also print each status change"))
+  .option("--status-policy <policy>", "all or none", "all")
+  .option("--delete-propagation-policy <policy>", "Background, Foreground or Orphan", "Background")
+  .option("--delete-timeout <duration>", "how long to wait for each wave to be gone; 0 waits as long as it takes")
+  .option("--concurrency <n>", "objects deleted at once within a wave (default 16)")
+  .exitOverride()
+  .action((pkgPath: string, _o, cmd: Command) =>
+    run(async () => {
+      const { liveDestroy } = await import("./commands/live-destroy.js");
+      await liveDestroy(pkgPath, globals(cmd) as never, io);
+    }),
+  );
+
+live
+  .command("status")
+  .description("Show the reconcile status of the objects in the package's inventory")
+  .argument("[PKG_PATH]", "the package directory, or - to read it from standard input", ".")
+  .option("--poll-period <duration>", "poll period where the cluster refuses watches", "2s")
+  .option("--poll-until <when>", "known, current, deleted or forever", "known")
+  .option("--timeout <duration>", "stop after this long (exit 0)")
+  .option("--output <format>", "events, table or json", "events")
+  .option("--statuses <list>", "only show objects with these statuses (comma-separated)")
+  .option("--namespaces <list>", "only show objects in these namespaces (comma-separated)")
+  .exitOverride()
+  .action((pkgPath: string, _o, cmd: Command) =>
+    run(async () => {
+      const { liveStatus } = await import("./commands/live-status.js");
+      await liveStatus(pkgPath, globals(cmd) as never, io);
+    }),
+  );
+
+live
+  .command("install-resource-group")
+  .description("Install the ResourceGroup CRD that stores inventories")
+  .exitOverride()
+  .action((_o, cmd: Command) =>
+    run(async () => {
+      if (cmd.args.length > 0) throw new UsageError("too many arguments; install-resource-group takes no arguments");
+      const { installResourceGroup } = await import("./commands/install-resource-group.js");
+      await installResourceGroup(globals(cmd), io);
+    }),
+  );
+
+process.on("SIGINT", () => {
+  if (abort.signal.aborted) process.exit(EXIT.cancelled); // second Ctrl-C: now
+  process.stderr.write("\ninterrupted: finishing the objects in flight and saving the inventory (Ctrl-C again to quit now)\n");
+  abort.abort();
+});
+
+try {
+  await program.parseAsync(process.argv);
+} catch (err) {
+  if (err instanceof CommanderError) {
+    // Help and version exit 0; every other commander error is a usage error.
+    await finish(err.exitCode === 0 ? EXIT.ok : EXIT.badInput);
+  }
+  report(err);
+  await finish(exitCodeFor(err));
+}

@@ -1,0 +1,143 @@
+// Which kinds the cluster serves, and as which resource and scope. Fetched once per run with
+// aggregated discovery (two requests in all); refreshed when a kind is missing, so CRDs applied
+// earlier in the same run become usable for later waves.
+
+import type { Transport } from "./transport.js";
+
+export interface ResourceMapping {
+  group: string;
+  version: string;
+  kind: string;
+  /** Plural resource name used in URLs. */
+  resource: string;
+  namespaced: boolean;
+  verbs: string[];
+}
+
+export interface GroupVersionKind {
+  group: string;
+  version: string;
+  kind: string;
+}
+
+const AGGREGATED = "application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList,application/json;g=apidiscovery.k8s.io;v=v2beta1;as=APIGroupDiscoveryList,application/json";
+
+export class RestMapper {
+  /** `group/version/kind` → mapping */
+  private byGvk = new Map<string, ResourceMapping>();
+  /** `group/kind` → mapping at the group's preferred version */
+  private byGk = new Map<string, ResourceMapping>();
+  private loading?: Promise<void>;
+  private loadedAt = 0;
+
+  constructor(private readonly transport: Transport) {}
+
+  private async load(): Promise<void> {
+    const [core, apis] = await Promise.all([this.fetchAggregated("/api"), this.fetchAggregated("/apis")]);
+    const byGvk = new Map<string, ResourceMapping>();
+    const byGk = new Map<string, ResourceMapping>();
+    for (const g of [...core, ...apis]) {
+      const group: string = g.metadata?.name ?? "";
+      (g.versions ?? []).forEach((v: any, index: number) => {
+        for (const r of v.resources ?? []) {
+          const kind = r.responseKind?.kind;
+          if (!kind || String(r.resource).includes("/")) continue;
+          const m: ResourceMapping = {
+            group,
+            version: v.version,
+            kind,
+            resource: r.resource,
+            namespaced: r.scope === "Namespaced",
+            verbs: r.verbs ?? [],
+          };
+          byGvk.set(`${group}/${v.version}/${kind}`, m);
+          // Versions come in preference order; the first one seen is the preferred one.
+          if (index === 0 || !byGk.has(`${group}/${kind}`)) byGk.set(`${group}/${kind}`, m);
+        }
+      });
+    }
+    this.byGvk = byGvk;
+    this.byGk = byGk;
+    this.loadedAt = Date.now();
+  }
+
+  /** Aggregated discovery when the server has it (1.30+ by default), else the per-version walk. */
+  private async fetchAggregated(path: "/api" | "/apis"): Promise<any[]> {
+    const res = await this.transport.request<any>("GET", path, { what: `discovery ${path}`, accept: AGGREGATED });
+    if (res?.kind === "APIGroupDiscoveryList") return res.items ?? [];
+    return this.fetchLegacy(path, res);
+  }
+
+  private async fetchLegacy(path: "/api" | "/apis", index: any): Promise<any[]> {
+    const groupVersions: { group: string; versions: string[] }[] =
+      path === "/api"
+        ? [{ group: "", versions: index?.versions ?? ["v1"] }]
+        : (index?.groups ?? []).map((g: any) => ({
+            group: g.name,
+            versions: [g.preferredVersion?.groupVersion, ...(g.versions ?? []).map((v: any) => v.groupVersion)]
+              .filter(Boolean)
+              .map((gv: string) => gv.split("/")[1] ?? "")
+              .filter((v: string, i: number, a: string[]) => v && a.indexOf(v) === i),
+          }));
+    return Promise.all(
+      groupVersions.map(async ({ group, versions }) => ({
+        metadata: { name: group },
+        versions: await Promise.all(
+          versions.map(async (version) => {
+            const list = await this.transport.request<any>("GET", group ? `/apis/${group}/${version}` : `/api/${version}`).catch(() => ({ resources: [] }));
+            return {
+              version,
+              resources: (list.resources ?? []).map((r: any) => ({
+                resource: r.name,
+                responseKind: { kind: r.kind },
+                scope: r.namespaced ? "Namespaced" : "Cluster",
+                verbs: r.verbs,
+              })),
+            };
+          }),
+        ),
+      })),
+    );
+  }
+
+  private ensure(): Promise<void> {
+    this.loading ??= this.load().catch((err) => {
+      this.loading = undefined;
+      throw err;
+    });
+    return this.loading;
+  }
+
+  /** Forgets what was discovered (after CRDs changed); the next lookup reloads. */
+  reset(): void {
+    this.loading = undefined;
+  }
+
+  /** The mapping for an exact version, refreshing discovery once when it is unknown. */
+  async forGvk(gvk: GroupVersionKind): Promise<ResourceMapping | undefined> {
+    await this.ensure();
+    const key = `${gvk.group}/${gvk.version}/${gvk.kind}`;
+    if (!this.byGvk.has(key) && Date.now() - this.loadedAt > 500) {
+      this.reset();
+      await this.ensure();
+    }
+    return this.byGvk.get(key);
+  }
+
+  /** The preferred-version mapping of a group/kind (inventory entries carry no version). */
+  async forGroupKind(group: string, kind: string, refresh = true): Promise<ResourceMapping | undefined> {
+    await this.ensure();
+    if (!this.byGk.has(`${group}/${kind}`) && refresh && Date.now() - this.loadedAt > 500) {
+      this.reset();
+      await this.ensure();
+    }
+    return this.byGk.get(`${group}/${kind}`);
+  }
+
+  /** Scope lookup without refreshing, for planning over many objects. */
+  async scopeOf(group: string, kind: string): Promise<"Namespaced" | "Cluster" | undefined> {
+    await this.ensure();
+    const m = this.byGk.get(`${group}/${kind}`);
+    return m ? (m.namespaced ? "Namespaced" : "Cluster") : undefined;
+  }
+}

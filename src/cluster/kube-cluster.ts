@@ -1,0 +1,256 @@
+// The one seam to the API server: discovery, reads, writes (client- and server-side apply),
+// deletes and watches, over one keep-alive HTTP agent. Nothing else talks to the cluster.
+
+import { createInterface } from "node:readline";
+import { ClusterError } from "../errors.js";
+import { groupOf, type ObjRef } from "../object/ref.js";
+import type { KubeObject } from "../object/types.js";
+import { ApiError, apiErrorFrom } from "./api-error.js";
+import { RestMapper, type ResourceMapping } from "./discovery.js";
+import { loadConnection, type KubeconfigOptions } from "./kubeconfig.js";
+import { Transport } from "./transport.js";
+import type { Cluster, ListResult, PatchType, PropagationPolicy, Scope, WatchEvent, WatchQuery, WriteOptions } from "./types.js";
+
+const PATCH_CONTENT_TYPES: Record<PatchType | "apply", string> = {
+  strategic: "application/strategic-merge-patch+json",
+  merge: "application/merge-patch+json",
+  json: "application/json-patch+json",
+  apply: "application/apply-patch+yaml",
+};
+
+export interface KubeClusterOptions extends KubeconfigOptions {
+  /** Upper bound of parallel requests; the HTTP agent keeps this many sockets alive. */
+  maxSockets?: number;
+  userAgent?: string;
+}
+
+/** The watch ended because its resourceVersion is too old: list again, then watch. */
+export class WatchExpiredError extends Error {}
+
+export class KubeCluster implements Cluster {
+  readonly defaultNamespace: string;
+  readonly namespaceEnforced: boolean;
+  readonly server: string;
+  readonly transport: Transport;
+  private readonly mapper: RestMapper;
+  private readonly openapiDocs = new Map<string, Promise<unknown | undefined>>();
+  private openapiIndex?: Promise<Record<string, string>>;
+
+  constructor(opts: KubeClusterOptions = {}) {
+    const conn = loadConnection(opts);
+    this.defaultNamespace = conn.namespace;
+    this.namespaceEnforced = conn.namespaceEnforced;
+    this.server = conn.server;
+    this.transport = new Transport(conn, opts.maxSockets ?? 64, opts.userAgent ?? "kpt-ts");
+    this.mapper = new RestMapper(this.transport);
+  }
+
+  close(): void {
+    this.transport.close();
+  }
+
+  async scopeOf(group: string, kind: string): Promise<Scope | undefined> {
+    return this.discover(() => this.mapper.scopeOf(group, kind));
+  }
+
+  async serves(apiVersion: string, kind: string): Promise<boolean> {
+    const version = apiVersion.includes("/") ? apiVersion.split("/")[1]! : apiVersion;
+    return Boolean(await this.discover(() => this.mapper.forGvk({ group: groupOf(apiVersion), version, kind })));
+  }
+
+  resetDiscovery(): void {
+    this.mapper.reset();
+  }
+
+  /** Discovery failures are access failures: they end the run with a message about the cluster. */
+  private async discover<T>(fn: () => Promise<T>): Promise<T> {
+    try {
+      return await fn();
+    } catch (err) {
+      if (err instanceof ApiError) {
+        const hint =
+          err.status === 401
+            ? "the cluster did not accept your credentials: refresh them (e.g. log in again) or check the user in your kubeconfig"
+            : err.status === 403
+              ? "your user may not read the API's discovery endpoints: ask for read access to /api and /apis"
+              : err.message;
+        throw new ClusterError(`cannot discover the API of ${this.server}: ${hint}`, { cause: err, detail: err.message });
+      }
+      throw err;
+    }
+  }
+
+  private async mapping(group: string, kind: string, apiVersion?: string): Promise<ResourceMapping> {
+    const m = apiVersion
+      ? await this.discover(() => this.mapper.forGvk({ group, version: apiVersion.includes("/") ? apiVersion.split("/")[1]! : apiVersion, kind }))
+      : await this.discover(() => this.mapper.forGroupKind(group, kind));
+    if (!m) {
+      const gk = group ? `${kind}.${group}` : kind;
+      throw new ApiError(404, "NotFound", `the cluster does not serve ${apiVersion ? `${apiVersion}, Kind=${kind}` : gk}: is its CustomResourceDefinition installed?`);
+    }
+    return m;
+  }
+
+  private collectionPath(m: ResourceMapping, namespace?: string): string {
+    const base = m.group ? `/apis/${m.group}/${m.version}` : `/api/${m.version}`;
+    return m.namespaced && namespace ? `${base}/namespaces/${encodeURIComponent(namespace)}/${m.resource}` : `${base}/${m.resource}`;
+  }
+
+  private objectPath(m: ResourceMapping, namespace: string, name: string): string {
+    return `${this.collectionPath(m, m.namespaced ? namespace : undefined)}/${encodeURIComponent(name)}`;
+  }
+
+  async get(ref: ObjRef, signal?: AbortSignal): Promise<KubeObject | undefined> {
+    const m = await this.mapping(ref.group, ref.kind);
+    try {
+      return await this.transport.request<KubeObject>("GET", this.objectPath(m, ref.namespace, ref.name), { signal, what: `get ${ref.kind} ${ref.name}` });
+    } catch (err) {
+      if (err instanceof ApiError && err.notFound) return undefined;
+      throw err;
+    }
+  }
+
+  async list(group: string, kind: string, namespace?: string, opts: { fieldSelector?: string; labelSelector?: string; signal?: AbortSignal } = {}): Promise<ListResult> {
+    const m = await this.mapping(group, kind);
+    const items: KubeObject[] = [];
+    let cont: string | undefined;
+    let resourceVersion = "";
+    do {
+      const page = await this.transport.request<any>("GET", this.collectionPath(m, namespace), {
+        query: { limit: 500, continue: cont, fieldSelector: opts.fieldSelector, labelSelector: opts.labelSelector },
+        signal: opts.signal,
+        what: `list ${kind}`,
+      });
+      // List items carry no apiVersion/kind; give them back so they look like what GET returns.
+      const apiVersion = m.group ? `${m.group}/${m.version}` : m.version;
+      for (const it of page.items ?? []) items.push({ apiVersion, kind: m.kind, ...it });
+      cont = page.metadata?.continue || undefined;
+      resourceVersion = page.metadata?.resourceVersion ?? resourceVersion;
+    } while (cont);
+    return { items, resourceVersion };
+  }
+
+  private writeQuery(opts: WriteOptions = {}, extra: Record<string, string | boolean | undefined> = {}) {
+    return { dryRun: opts.dryRun ? "All" : undefined, fieldManager: opts.fieldManager, ...extra };
+  }
+
+  async create(obj: KubeObject, opts: WriteOptions = {}): Promise<KubeObject> {
+    const m = await this.mapping(groupOf(obj.apiVersion), obj.kind, obj.apiVersion);
+    return this.transport.request("POST", this.collectionPath(m, obj.metadata.namespace), {
+      body: obj,
+      query: this.writeQuery(opts),
+      signal: opts.signal,
+      what: `create ${obj.kind} ${obj.metadata.name}`,
+    });
+  }
+
+  async patch(ref: ObjRef, patch: unknown, type: PatchType, opts: WriteOptions = {}): Promise<KubeObject> {
+    const m = await this.mapping(ref.group, ref.kind);
+    return this.transport.request("PATCH", this.objectPath(m, ref.namespace, ref.name), {
+      body: patch,
+      contentType: PATCH_CONTENT_TYPES[type],
+      query: this.writeQuery(opts),
+      signal: opts.signal,
+      what: `patch ${ref.kind} ${ref.name}`,
+    });
+  }
+
+  async apply(obj: KubeObject, opts: WriteOptions & { fieldManager: string; force: boolean }): Promise<KubeObject> {
+    const m = await this.mapping(groupOf(obj.apiVersion), obj.kind, obj.apiVersion);
+    return this.transport.request("PATCH", this.objectPath(m, obj.metadata.namespace ?? "", obj.metadata.name ?? ""), {
+      body: obj,
+      contentType: PATCH_CONTENT_TYPES.apply,
+      query: this.writeQuery(opts, { force: opts.force ? true : undefined }),
+      signal: opts.signal,
+      what: `apply ${obj.kind} ${obj.metadata.name}`,
+    });
+  }
+
+  async update(obj: KubeObject, opts: WriteOptions = {}): Promise<KubeObject> {
+    const m = await this.mapping(groupOf(obj.apiVersion), obj.kind, obj.apiVersion);
+    return this.transport.request("PUT", this.objectPath(m, obj.metadata.namespace ?? "", obj.metadata.name ?? ""), {
+      body: obj,
+      query: this.writeQuery(opts),
+      signal: opts.signal,
+      what: `update ${obj.kind} ${obj.metadata.name}`,
+    });
+  }
+
+  async updateStatus(obj: KubeObject, opts: WriteOptions = {}): Promise<KubeObject> {
+    const m = await this.mapping(groupOf(obj.apiVersion), obj.kind, obj.apiVersion);
+    return this.transport.request("PUT", `${this.objectPath(m, obj.metadata.namespace ?? "", obj.metadata.name ?? "")}/status`, {
+      body: obj,
+      query: this.writeQuery(opts),
+      signal: opts.signal,
+      what: `update status of ${obj.kind} ${obj.metadata.name}`,
+    });
+  }
+
+  async delete(ref: ObjRef, opts: { propagationPolicy?: PropagationPolicy; uid?: string; dryRun?: boolean; signal?: AbortSignal } = {}): Promise<"deleted" | "notfound"> {
+    const m = await this.mapping(ref.group, ref.kind);
+    const body: Record<string, unknown> = { apiVersion: "v1", kind: "DeleteOptions" };
+    if (opts.propagationPolicy) body.propagationPolicy = opts.propagationPolicy;
+    if (opts.uid) body.preconditions = { uid: opts.uid };
+    if (opts.dryRun) body.dryRun = ["All"];
+    try {
+      await this.transport.request("DELETE", this.objectPath(m, ref.namespace, ref.name), { body, signal: opts.signal, what: `delete ${ref.kind} ${ref.name}` });
+      return "deleted";
+    } catch (err) {
+      if (err instanceof ApiError && err.notFound) return "notfound";
+      throw err;
+    }
+  }
+
+  async *watch(q: WatchQuery, signal: AbortSignal): AsyncIterable<WatchEvent> {
+    const m = await this.mapping(q.group, q.kind);
+    const res = await this.transport.open("GET", this.collectionPath(m, q.namespace), {
+      query: { watch: true, resourceVersion: q.resourceVersion, allowWatchBookmarks: true, fieldSelector: q.fieldSelector, timeoutSeconds: 1800 },
+      signal,
+    });
+    if ((res.statusCode ?? 0) >= 300) {
+      const chunks: Buffer[] = [];
+      for await (const c of res) chunks.push(c as Buffer);
+      const err = apiErrorFrom(res.statusCode ?? 0, Buffer.concat(chunks).toString("utf8"), `watch ${q.kind}`);
+      if (err.status === 410) throw new WatchExpiredError(err.message);
+      throw err;
+    }
+    const apiVersion = m.group ? `${m.group}/${m.version}` : m.version;
+    const lines = createInterface({ input: res, crlfDelay: Infinity });
+    try {
+      for await (const line of lines) {
+        if (!line.trim()) continue;
+        const ev = JSON.parse(line) as { type: string; object: any };
+        if (ev.type === "ERROR") {
+          if (ev.object?.code === 410) throw new WatchExpiredError(ev.object?.message ?? "watch expired");
+          throw apiErrorFrom(ev.object?.code ?? 500, JSON.stringify(ev.object), `watch ${q.kind}`);
+        }
+        yield { type: ev.type as WatchEvent["type"], object: { apiVersion, kind: m.kind, ...ev.object } };
+      }
+    } catch (err) {
+      if (signal.aborted) return;
+      throw err;
+    } finally {
+      res.destroy();
+    }
+  }
+
+  async openapi(group: string, version: string): Promise<unknown | undefined> {
+    const gv = group ? `apis/${group}/${version}` : `api/${version}`;
+    let doc = this.openapiDocs.get(gv);
+    if (!doc) {
+      doc = (async () => {
+        this.openapiIndex ??= this.transport
+          .request<any>("GET", "/openapi/v3", { what: "openapi index" })
+          .then((idx) => Object.fromEntries(Object.entries(idx?.paths ?? {}).map(([k, v]: [string, any]) => [k, v.serverRelativeURL as string])))
+          .catch(() => ({}));
+        const url = (await this.openapiIndex)[gv];
+        if (!url) return undefined;
+        const [path, query] = url.split("?");
+        const q = Object.fromEntries(new URLSearchParams(query ?? ""));
+        return this.transport.request("GET", path!, { query: q, what: `openapi ${gv}` }).catch(() => undefined);
+      })();
+      this.openapiDocs.set(gv, doc);
+    }
+    return doc;
+  }
+}

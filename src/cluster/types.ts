@@ -1,0 +1,62 @@
+// The engine's view of a cluster. `KubeCluster` implements it over HTTP; tests may fake it.
+
+import type { ObjRef } from "../object/ref.js";
+import type { KubeObject } from "../object/types.js";
+
+export type Scope = "Namespaced" | "Cluster";
+export type PatchType = "strategic" | "merge" | "json";
+export type PropagationPolicy = "Background" | "Foreground" | "Orphan";
+
+export interface ListResult {
+  items: KubeObject[];
+  resourceVersion: string;
+}
+
+export interface WatchEvent {
+  type: "ADDED" | "MODIFIED" | "DELETED" | "BOOKMARK";
+  object: KubeObject;
+}
+
+export interface WatchQuery {
+  group: string;
+  kind: string;
+  /** Undefined: all namespaces (or a cluster-scoped kind). */
+  namespace?: string;
+  resourceVersion: string;
+  fieldSelector?: string;
+}
+
+export interface WriteOptions {
+  dryRun?: boolean;
+  fieldManager?: string;
+  signal?: AbortSignal;
+}
+
+export interface Cluster {
+  /** The namespace objects without one get (-n, else the kubeconfig context's). */
+  readonly defaultNamespace: string;
+  /** True when -n was given. */
+  readonly namespaceEnforced: boolean;
+  readonly server: string;
+
+  scopeOf(group: string, kind: string): Promise<Scope | undefined>;
+  /** True when the cluster serves this exact apiVersion/kind. */
+  serves(apiVersion: string, kind: string): Promise<boolean>;
+  /** Forget discovery (after CRDs were created) so later lookups see new kinds. */
+  resetDiscovery(): void;
+
+  get(ref: ObjRef, signal?: AbortSignal): Promise<KubeObject | undefined>;
+  list(group: string, kind: string, namespace?: string, opts?: { fieldSelector?: string; labelSelector?: string; signal?: AbortSignal }): Promise<ListResult>;
+  create(obj: KubeObject, opts?: WriteOptions): Promise<KubeObject>;
+  patch(ref: ObjRef, patch: unknown, type: PatchType, opts?: WriteOptions): Promise<KubeObject>;
+  /** Server-side apply. */
+  apply(obj: KubeObject, opts: WriteOptions & { fieldManager: string; force: boolean }): Promise<KubeObject>;
+  update(obj: KubeObject, opts?: WriteOptions): Promise<KubeObject>;
+  updateStatus(obj: KubeObject, opts?: WriteOptions): Promise<KubeObject>;
+  /** "notfound" when it was already gone. */
+  delete(ref: ObjRef, opts?: { propagationPolicy?: PropagationPolicy; uid?: string; dryRun?: boolean; signal?: AbortSignal }): Promise<"deleted" | "notfound">;
+  watch(q: WatchQuery, signal: AbortSignal): AsyncIterable<WatchEvent>;
+  /** The OpenAPI v3 document of a group/version, for client-side apply's merge keys. */
+  openapi(group: string, version: string): Promise<unknown | undefined>;
+  close(): void;
+}

@@ -1,0 +1,20 @@
+// `kpt-ts live install-resource-group`
+
+import { installResourceGroupCrd } from "../inventory/cluster-inventory.js";
+import type { GlobalFlags } from "./flags.js";
+import type { CommandIO } from "./io.js";
+import { openCluster } from "./open-cluster.js";
+
+export async function installResourceGroup(f: GlobalFlags, io: CommandIO): Promise<void> {
+  const cluster = openCluster(f);
+  io.stdout.write("installing inventory ResourceGroup CRD...");
+  try {
+    await installResourceGroupCrd(cluster, { signal: io.signal });
+    io.stdout.write("success\n");
+  } catch (err) {
+    io.stdout.write("failed\n");
+    throw err;
+  } finally {
+    cluster.close();
+  }
+}

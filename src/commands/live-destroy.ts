@@ -1,0 +1,48 @@
+// `kpt-ts live destroy [PKG_PATH | -]`
+
+import { runDestroy } from "../apply/run-destroy.js";
+import { ResultError } from "../errors.js";
+import { statsFailed } from "../events.js";
+import { readPackage } from "../object/read-package.js";
+import { printRun } from "../print/printer.js";
+import { durationFlag, inventoryPolicyFlag, outputFlag, parseFlag, positiveIntFlag, propagationFlag, type GlobalFlags } from "./flags.js";
+import { colorFor, packageText, type CommandIO } from "./io.js";
+import { openCluster } from "./open-cluster.js";
+
+export interface DestroyFlags extends GlobalFlags {
+  dryRun?: boolean;
+  inventoryPolicy: string;
+  output: string;
+  showStatusEvents?: boolean;
+  statusPolicy: string;
+  deletePropagationPolicy: string;
+  deleteTimeout?: string;
+  concurrency?: string;
+}
+
+export async function liveDestroy(pkgPath: string, f: DestroyFlags, io: CommandIO): Promise<void> {
+  const output = parseFlag(outputFlag, f.output, "output");
+  const options = {
+    dryRun: f.dryRun ? ("client" as const) : ("none" as const),
+    inventoryPolicy: parseFlag(inventoryPolicyFlag, f.inventoryPolicy, "inventory-policy"),
+    prunePropagationPolicy: parseFlag(propagationFlag, f.deletePropagationPolicy, "delete-propagation-policy"),
+    pruneTimeoutMs: durationFlag(f.deleteTimeout, "delete-timeout"),
+    concurrency: positiveIntFlag(f.concurrency, "concurrency"),
+    signal: io.signal,
+  };
+  const pkg = await readPackage(pkgPath, { stdin: await packageText(pkgPath, io), onWarning: (w) => io.stderr.write(`[WARN] ${w}\n`) });
+  const cluster = openCluster(f, { maxSockets: (options.concurrency ?? 16) + 32 });
+  try {
+    const stats = await printRun(runDestroy(pkg, cluster, options), {
+      output,
+      stdout: io.stdout,
+      stderr: io.stderr,
+      color: colorFor(io, f),
+      tty: Boolean(io.stdout.isTTY),
+      showStatusEvents: Boolean(f.showStatusEvents),
+    });
+    if (statsFailed(stats)) throw new ResultError("some objects failed to be deleted");
+  } finally {
+    cluster.close();
+  }
+}

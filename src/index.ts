@@ -1,0 +1,64 @@
+// kpt-ts as a library: the engine the CLI uses, for TypeScript programs that deploy without
+// shelling out. Every function yields the same typed events the CLI prints.
+//
+//   import { apply } from "kpt-ts";
+//   for await (const e of apply({ path: "./wordpress", reconcileTimeoutMs: 120_000 })) console.log(e);
+
+import { runApply } from "./apply/run-apply.js";
+import { runDestroy } from "./apply/run-destroy.js";
+import type { EngineOptions } from "./apply/options.js";
+import { KubeCluster } from "./cluster/kube-cluster.js";
+import type { KubeconfigOptions } from "./cluster/kubeconfig.js";
+import type { Cluster } from "./cluster/types.js";
+import type { EngineEvent, StatusEvent } from "./events.js";
+import { readPackage } from "./object/read-package.js";
+import type { Package } from "./object/types.js";
+import { followStatus, inventoryObjects, type FollowStatusOptions } from "./status/follow-status.js";
+
+export interface TargetOptions extends KubeconfigOptions {
+  /** A package directory, or an already read package. */
+  path?: string;
+  package?: Package;
+  /** Use this cluster connection instead of one from the kubeconfig. */
+  cluster?: Cluster;
+}
+
+async function open(t: TargetOptions): Promise<{ pkg: Package; cluster: Cluster; owned: boolean }> {
+  const pkg = t.package ?? (t.path !== undefined ? await readPackage(t.path) : undefined);
+  if (!pkg) throw new TypeError("give either `path` or `package`");
+  const cluster = t.cluster ?? new KubeCluster({ kubeconfig: t.kubeconfig, context: t.context, namespace: t.namespace });
+  return { pkg, cluster, owned: !t.cluster };
+}
+
+async function* withCluster<T>(t: TargetOptions, run: (pkg: Package, cluster: Cluster) => AsyncIterable<T>): AsyncIterable<T> {
+  const { pkg, cluster, owned } = await open(t);
+  try {
+    yield* run(pkg, cluster);
+  } finally {
+    if (owned) cluster.close();
+  }
+}
+
+/** Applies a package (like `kpt-ts live apply`), yielding events until the run ends. */
+export function apply(options: TargetOptions & EngineOptions): AsyncIterable<EngineEvent> {
+  return withCluster(options, (pkg, cluster) => runApply(pkg, cluster, options));
+}
+
+/** Deletes everything a package's inventory lists (like `kpt-ts live destroy`). */
+export function destroy(options: TargetOptions & EngineOptions): AsyncIterable<EngineEvent> {
+  return withCluster(options, (pkg, cluster) => runDestroy(pkg, cluster, options));
+}
+
+/** The status of the inventory's objects (like `kpt-ts live status`). */
+export function status(options: TargetOptions & FollowStatusOptions): AsyncIterable<StatusEvent> {
+  return withCluster(options, async function* (pkg, cluster) {
+    yield* followStatus(cluster, await inventoryObjects(cluster, pkg.inventory, options.signal), options);
+  });
+}
+
+export { runApply, runDestroy, readPackage, KubeCluster, followStatus };
+export type { EngineOptions, Cluster, Package, FollowStatusOptions };
+export type * from "./events.js";
+export { formatRef, refKey, type ObjRef } from "./object/ref.js";
+export { computeStatus } from "./status/compute-status.js";
+export { PackageError, ClusterError, ResultError, KptTsError, exitCodeFor } from "./errors.js";

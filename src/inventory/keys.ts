@@ -1,0 +1,10 @@
+// The labels and annotations kpt and cli-utils use; kpt-ts writes and honours the same ones.
+
+export const INVENTORY_ID_LABEL = "cli-utils.sigs.k8s.io/inventory-id";
+export const OWNING_INVENTORY_ANNOTATION = "config.k8s.io/owning-inventory";
+export const ON_REMOVE_ANNOTATION = "cli-utils.sigs.k8s.io/on-remove";
+export const ON_REMOVE_KEEP = "keep";
+export const DELETION_ANNOTATION = "client.lifecycle.config.k8s.io/deletion";
+export const DELETION_DETACH = "detach";
+export const RESOURCE_GROUP_API_VERSION = "kpt.dev/v1alpha1";
+export const RESOURCE_GROUP_KIND = "ResourceGroup";

@@ -1,0 +1,39 @@
+// Who may touch an object: the inventory policy compares the live object's owning-inventory
+// annotation with ours (kpt's table; reference §3.6). Pure.
+
+import type { KubeObject } from "../object/types.js";
+import { OWNING_INVENTORY_ANNOTATION } from "./keys.js";
+
+export type InventoryPolicy = "strict" | "adopt" | "force-adopt";
+export type Ownership = "Empty" | "Match" | "NoMatch";
+
+const KPT_POLICY_NAME: Record<InventoryPolicy, string> = {
+  strict: "MustMatch",
+  adopt: "AdoptIfNoInventory",
+  "force-adopt": "AdoptAll",
+};
+
+export function ownershipOf(live: KubeObject, inventoryId: string): Ownership {
+  const owner = live.metadata.annotations?.[OWNING_INVENTORY_ANNOTATION];
+  if (!owner) return "Empty";
+  return owner === inventoryId ? "Match" : "NoMatch";
+}
+
+export function policyAllows(ownership: Ownership, policy: InventoryPolicy): boolean {
+  if (ownership === "Match" || policy === "force-adopt") return true;
+  return ownership === "Empty" && policy === "adopt";
+}
+
+/**
+ * Why an object was left alone: kpt's own words first (scripts match on them), then what kpt
+ * never says (kpt#2489): who owns it and what to do.
+ */
+export function policyRefusal(live: KubeObject, ownership: Ownership, policy: InventoryPolicy, strategy: "Apply" | "Delete"): string {
+  const kpt = `inventory policy prevented actuation (strategy: ${strategy}, status: ${ownership}, policy: ${KPT_POLICY_NAME[policy]})`;
+  if (ownership === "NoMatch") {
+    const owner = live.metadata.annotations?.[OWNING_INVENTORY_ANNOTATION];
+    return `${kpt}: it belongs to inventory "${owner}"; remove it from one of the two packages, or take it over with --inventory-policy=force-adopt`;
+  }
+  if (strategy === "Apply") return `${kpt}: it already exists and no inventory owns it; take it over with --inventory-policy=adopt`;
+  return `${kpt}: no inventory owns it, so it is not deleted`;
+}

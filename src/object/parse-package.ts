@@ -1,0 +1,351 @@
+// The pure package reader: file texts in, the objects to apply and the package's inventory
+// out, with every problem of the package found in one pass (kpt stops at the first).
+// What kpt leaves out is left out here too: Kptfiles, local-config objects, function
+// configurations and ResourceGroups (the inventory template is never applied).
+
+import { posix } from "node:path";
+import { PackageError } from "../errors.js";
+import type { PackageIssue } from "../errors.js";
+import { refKey, refOf } from "./ref.js";
+import type { InventoryInfo, Package, PackageObject, SourcePos } from "./types.js";
+import { describeObject, isRecord, validateObject } from "./validate-object.js";
+import { parseYamlDocuments } from "./yaml-documents.js";
+import type { FieldPath } from "./yaml-documents.js";
+import { checkDnsLabel, checkDnsSubdomain, checkLabelValue } from "./names.js";
+
+export const INVENTORY_ID_LABEL = "cli-utils.sigs.k8s.io/inventory-id";
+export const LOCAL_CONFIG_ANNOTATION = "config.kubernetes.io/local-config";
+export const FUNCTION_ANNOTATION = "config.kubernetes.io/function";
+export const DEPENDS_ON_ANNOTATION = "config.kubernetes.io/depends-on";
+/** Keys of PackageObject.fieldLines. */
+export const NAMESPACE_FIELD = "metadata.namespace";
+export const DEPENDS_ON_FIELD = `metadata.annotations[${DEPENDS_ON_ANNOTATION}]`;
+
+export interface PackageFile {
+  /** Relative to the package root with `/` separators; for stdin, the name to show ("stdin"). */
+  path: string;
+  content: string;
+}
+
+export interface PackageInput {
+  /** The directory as the user gave it (prefixed to file paths in messages), or "-". */
+  path: string;
+  files: PackageFile[];
+  fromStdin: boolean;
+}
+
+export interface ParsePackageOptions {
+  requireInventory: boolean;
+}
+
+/** A package whose inventory may be missing (for `live init`). */
+export interface PackageContents {
+  path: string;
+  objects: PackageObject[];
+  inventory?: InventoryInfo;
+}
+
+export interface PackageAnalysis extends PackageContents {
+  issues: PackageIssue[];
+  /** Worth telling the user, not worth stopping for. */
+  warnings: string[];
+}
+
+/** Throws one PackageError listing every issue of the package. */
+export function parsePackage(input: PackageInput, opts: { requireInventory: true }): Package;
+export function parsePackage(input: PackageInput, opts: ParsePackageOptions): PackageContents;
+export function parsePackage(input: PackageInput, opts: ParsePackageOptions): PackageContents {
+  const analysis = analyzePackage(input, opts);
+  if (analysis.issues.length > 0) throw new PackageError(analysis.issues);
+  return contentsOf(analysis);
+}
+
+/** The analysis without its issues and warnings. */
+export function contentsOf(analysis: PackageAnalysis): PackageContents {
+  const { path, objects, inventory } = analysis;
+  return inventory ? { path, objects, inventory } : { path, objects };
+}
+
+/** Never throws: the objects that passed, the inventory if one was found, and every issue. */
+export function analyzePackage(input: PackageInput, opts: ParsePackageOptions): PackageAnalysis {
+  const issues: PackageIssue[] = [];
+  const display = (rel: string): string => (input.fromStdin ? rel : posix.join(input.path, rel));
+
+  const kptfiles = input.fromStdin ? [] : readKptfiles(input.files, display, issues);
+  const subpackageDirs = new Set(kptfiles.filter((k) => k.dir !== "").map((k) => k.dir));
+  const functionConfigs = new Set(kptfiles.flatMap((k) => functionConfigPaths(k)));
+
+  const found: Found = { objects: [], resourceGroups: [], streamKptfiles: [], labelled: [] };
+  for (const file of input.files) {
+    if (!input.fromStdin && posix.basename(file.path) === "Kptfile") continue;
+    const parsed = parseYamlDocuments(file.content);
+    const where = display(file.path);
+    for (const err of parsed.errors) issues.push({ source: { file: where, line: err.line }, message: `invalid YAML: ${err.message}` });
+    if (functionConfigs.has(posix.normalize(file.path))) continue;
+    const inRootPackage = input.fromStdin || !isInSubpackage(file.path, subpackageDirs);
+    for (const doc of parsed.documents) {
+      for (const entry of expandLists({ value: doc.value, file: where, line: doc.line, lineOf: doc.lineOf })) {
+        classifyEntry(entry, inRootPackage, input.fromStdin, found, issues);
+      }
+    }
+  }
+
+  issues.push(...findDuplicates(found.objects));
+  const rootKptfile = kptfiles.find((k) => k.dir === "");
+  const inv = resolveInventory(input, found, rootKptfile, opts.requireInventory);
+  issues.push(...inv.issues);
+  for (const e of found.labelled) {
+    issues.push({
+      source: { file: e.file, line: e.lineOf(["metadata", "labels", INVENTORY_ID_LABEL]) ?? e.line },
+      object: describeObject(e.value),
+      message: `Package has multiple inventory object templates: only the package's ResourceGroup may carry the label "${INVENTORY_ID_LABEL}"; remove it from this object`,
+    });
+  }
+  const contents: PackageContents = { path: input.path, objects: found.objects };
+  if (inv.inventory) contents.inventory = inv.inventory;
+  return { ...contents, issues, warnings: inv.warnings };
+}
+
+/** One document, or one item of a `*List` document. */
+interface Entry {
+  value: unknown;
+  file: string;
+  line: number;
+  lineOf(path: FieldPath): number | undefined;
+}
+
+interface Found {
+  objects: PackageObject[];
+  resourceGroups: Entry[];
+  streamKptfiles: Entry[];
+  /** Objects (not ResourceGroups) carrying the inventory-id label. */
+  labelled: Entry[];
+}
+
+interface Kptfile {
+  /** Directory relative to the package root, "" for the root. */
+  dir: string;
+  entry: Entry;
+}
+
+function readKptfiles(files: PackageFile[], display: (rel: string) => string, issues: PackageIssue[]): Kptfile[] {
+  const out: Kptfile[] = [];
+  for (const f of files) {
+    if (posix.basename(f.path) !== "Kptfile") continue;
+    const parsed = parseYamlDocuments(f.content);
+    const file = display(f.path);
+    for (const err of parsed.errors) issues.push({ source: { file, line: err.line }, message: `invalid YAML: ${err.message}` });
+    const doc = parsed.documents[0];
+    if (!doc) continue;
+    const dir = posix.dirname(posix.normalize(f.path));
+    out.push({ dir: dir === "." ? "" : dir, entry: { value: doc.value, file, line: doc.line, lineOf: doc.lineOf } });
+  }
+  return out;
+}
+
+/** Files named by `pipeline.{mutators,validators}[].configPath`, relative to the package root. */
+function functionConfigPaths(k: Kptfile): string[] {
+  const value = k.entry.value;
+  const pipeline = isRecord(value) && isRecord(value.pipeline) ? value.pipeline : {};
+  const fns = [pipeline.mutators, pipeline.validators].flatMap((l) => (Array.isArray(l) ? l : []));
+  return fns.flatMap((fn) => (isRecord(fn) && typeof fn.configPath === "string" ? [posix.normalize(posix.join(k.dir, fn.configPath))] : []));
+}
+
+/** kpt takes the inventory from the root package only: sub-directories with their own Kptfile are other packages. */
+function isInSubpackage(relPath: string, subpackageDirs: Set<string>): boolean {
+  for (let dir = posix.dirname(posix.normalize(relPath)); dir !== "." && dir !== "/" && dir !== ""; dir = posix.dirname(dir)) {
+    if (subpackageDirs.has(dir)) return true;
+  }
+  return false;
+}
+
+function expandLists(entry: Entry): Entry[] {
+  const v = entry.value;
+  if (!isRecord(v) || typeof v.kind !== "string" || !v.kind.endsWith("List") || !Array.isArray(v.items)) return [entry];
+  return v.items.flatMap((item, i) =>
+    expandLists({
+      value: item,
+      file: entry.file,
+      line: entry.lineOf(["items", i]) ?? entry.line,
+      lineOf: (path) => entry.lineOf(["items", i, ...path]),
+    }),
+  );
+}
+
+function classifyEntry(e: Entry, inRootPackage: boolean, fromStdin: boolean, found: Found, issues: PackageIssue[]): void {
+  const v = e.value;
+  const apiVersion = isRecord(v) && typeof v.apiVersion === "string" ? v.apiVersion : "";
+  const kind = isRecord(v) && typeof v.kind === "string" ? v.kind : "";
+  if (kind === "Kptfile" && apiVersion.startsWith("kpt.dev/")) {
+    if (fromStdin) found.streamKptfiles.push(e);
+    return;
+  }
+  if (kind === "ResourceGroup" && apiVersion === "kpt.dev/v1alpha1") {
+    if (inRootPackage) found.resourceGroups.push(e);
+    return;
+  }
+  const annotations = isRecord(v) && isRecord(v.metadata) && isRecord(v.metadata.annotations) ? v.metadata.annotations : {};
+  const localConfig = annotations[LOCAL_CONFIG_ANNOTATION];
+  if (localConfig !== undefined && localConfig !== "false") return;
+  if (annotations[FUNCTION_ANNOTATION] !== undefined) return;
+
+  const { object, problems } = validateObject(v);
+  const name = describeObject(v);
+  const located = problems.map((p) => ({ line: e.lineOf(p.path) ?? e.line, message: p.message }));
+  // Top to bottom, as the user reads the file (the sort is stable for problems on one line).
+  for (const p of located.sort((a, b) => a.line - b.line)) {
+    issues.push({ source: { file: e.file, line: p.line }, ...(name ? { object: name } : {}), message: p.message });
+  }
+  if (!object) return;
+  if (object.metadata.labels?.[INVENTORY_ID_LABEL] !== undefined) found.labelled.push(e);
+  const po: PackageObject = { object, source: { file: e.file, line: e.line } };
+  const fieldLines = collectFieldLines(e);
+  if (fieldLines) po.fieldLines = fieldLines;
+  found.objects.push(po);
+}
+
+function collectFieldLines(e: Entry): Record<string, number> | undefined {
+  const lines: Record<string, number> = {};
+  const ns = e.lineOf(["metadata", "namespace"]);
+  if (ns !== undefined) lines[NAMESPACE_FIELD] = ns;
+  const dep = e.lineOf(["metadata", "annotations", DEPENDS_ON_ANNOTATION]);
+  if (dep !== undefined) lines[DEPENDS_ON_FIELD] = dep;
+  return Object.keys(lines).length > 0 ? lines : undefined;
+}
+
+function findDuplicates(objects: PackageObject[]): PackageIssue[] {
+  const seen = new Map<string, SourcePos>();
+  const issues: PackageIssue[] = [];
+  for (const o of objects) {
+    const key = refKey(refOf(o.object));
+    const first = seen.get(key);
+    if (!first) {
+      seen.set(key, o.source);
+      continue;
+    }
+    const ns = o.object.metadata.namespace ? ` in namespace "${o.object.metadata.namespace}"` : "";
+    issues.push({
+      source: o.source,
+      object: `${o.object.kind}/${o.object.metadata.name}`,
+      message: `duplicate object${ns}: also defined at ${first.file}:${first.line}; each object may appear once in a package`,
+    });
+  }
+  return issues;
+}
+
+interface InventoryResolution {
+  inventory?: InventoryInfo;
+  issues: PackageIssue[];
+  warnings: string[];
+}
+
+function resolveInventory(input: PackageInput, found: Found, rootKptfile: Kptfile | undefined, required: boolean): InventoryResolution {
+  const rgs = found.resourceGroups;
+  const kptfileInventories = (input.fromStdin ? found.streamKptfiles : rootKptfile ? [rootKptfile.entry] : []).filter(
+    (k) => isRecord(k.value) && k.value.inventory !== undefined && k.value.inventory !== null,
+  );
+  const at = (e: Entry, path: FieldPath = []): SourcePos => ({ file: e.file, line: e.lineOf(path) ?? e.line });
+  const loc = (e: Entry): string => `${e.file}:${e.line}`;
+  const issues: PackageIssue[] = [];
+
+  if (kptfileInventories.length > 1) {
+    issues.push({
+      source: at(kptfileInventories[1]!, ["inventory"]),
+      message: `multiple Kptfile inventories found in package (another one is at ${loc(kptfileInventories[0]!)}); keep the one the package was applied with`,
+    });
+  }
+  if (rgs.length > 1) {
+    issues.push({
+      source: at(rgs[1]!),
+      object: describeObject(rgs[1]!.value),
+      message: `Multiple ResourceGroup objects found. Please make sure at most one ResourceGroup object exists within the package. Others: ${rgs
+        .filter((_, i) => i !== 1)
+        .map(loc)
+        .join(", ")}`,
+    });
+  }
+  if (kptfileInventories.length > 0 && rgs.length > 0) {
+    issues.push({
+      source: at(kptfileInventories[0]!, ["inventory"]),
+      message: `inventory was found in both Kptfile and ResourceGroup object (${loc(rgs[0]!)}); keep the one the package was applied with: delete the Kptfile's "inventory:" section or the ResourceGroup`,
+    });
+  }
+  if (issues.length > 0) return { issues, warnings: [] };
+
+  if (rgs.length === 1) return inventoryFromResourceGroup(rgs[0]!);
+  if (kptfileInventories.length === 1) return inventoryFromKptfile(kptfileInventories[0]!);
+  if (!required) return { issues: [], warnings: [] };
+  const message = input.fromStdin
+    ? `no ResourceGroup object was provided within the stream: include the package's ResourceGroup (the resourcegroup.yaml written by "kpt-ts live init") in the input`
+    : `Package uninitialized. Please run "kpt-ts live init ${input.path}" command: no ResourceGroup object was found in the package; it records which objects the package owns so later runs can prune them`;
+  return { issues: [{ message }], warnings: [] };
+}
+
+function inventoryFromResourceGroup(e: Entry): InventoryResolution {
+  const v = isRecord(e.value) ? e.value : {};
+  const meta = isRecord(v.metadata) ? v.metadata : {};
+  const labels = stringEntries(meta.labels);
+  const name = typeof meta.name === "string" ? meta.name : "";
+  const namespace = typeof meta.namespace === "string" ? meta.namespace : "";
+  const id = labels[INVENTORY_ID_LABEL] ?? "";
+  const problems = [
+    ...checkInventoryField("metadata.name", name, checkDnsSubdomain),
+    ...checkInventoryField("metadata.namespace", namespace, checkDnsLabel),
+    ...checkInventoryField(`label "${INVENTORY_ID_LABEL}"`, id, checkLabelValue),
+  ];
+  if (problems.length > 0) {
+    return {
+      issues: [{ source: { file: e.file, line: e.line }, object: describeObject(v) ?? "ResourceGroup", message: `the provided ResourceGroup is not valid: ${problems.join("; ")}` }],
+      warnings: [],
+    };
+  }
+  // The id label is added back from `id` wherever the inventory is written.
+  const otherLabels = Object.fromEntries(Object.entries(labels).filter(([k]) => k !== INVENTORY_ID_LABEL));
+  return {
+    inventory: { name, namespace, id, labels: otherLabels, annotations: stripConfigAnnotations(stringEntries(meta.annotations)), origin: "resourcegroup", source: { file: e.file, line: e.line } },
+    issues: [],
+    warnings: [],
+  };
+}
+
+function inventoryFromKptfile(e: Entry): InventoryResolution {
+  const inv = isRecord(e.value) && isRecord(e.value.inventory) ? e.value.inventory : {};
+  const source: SourcePos = { file: e.file, line: e.lineOf(["inventory"]) ?? e.line };
+  const name = typeof inv.name === "string" ? inv.name : "";
+  const namespace = typeof inv.namespace === "string" ? inv.namespace : "";
+  const id = typeof inv.inventoryID === "string" ? inv.inventoryID : "";
+  // kpt's own words for the three required fields.
+  const problems = [
+    ...(name ? checkInventoryField('"inventory.name"', name, checkDnsSubdomain) : ['"inventory.name" must not be empty']),
+    ...(namespace ? checkInventoryField('"inventory.namespace"', namespace, checkDnsLabel) : ['"inventory.namespace" must not be empty']),
+    ...(id ? checkInventoryField('"inventory.inventoryID"', id, checkLabelValue) : ['"inventory.inventoryID" must not be empty']),
+  ];
+  if (problems.length > 0) {
+    return { issues: [{ source, object: "Kptfile", message: `the inventory in the Kptfile is not valid: ${problems.join("; ")}` }], warnings: [] };
+  }
+  return {
+    inventory: { name, namespace, id, labels: stringEntries(inv.labels), annotations: stripConfigAnnotations(stringEntries(inv.annotations)), origin: "kptfile", source },
+    issues: [],
+    warnings: [
+      `the inventory is read from the Kptfile (${source.file}:${source.line}); a ResourceGroup file is recommended: "kpt-ts live init --force --name ${name} --namespace ${namespace} --inventory-id ${id}" moves it there unchanged`,
+    ],
+  };
+}
+
+function checkInventoryField(what: string, value: string, check: (s: string) => string | undefined): string[] {
+  if (value === "") return [`${what} is missing`];
+  const bad = check(value);
+  return bad ? [`${what} "${value}" is not valid: ${bad}`] : [];
+}
+
+function stringEntries(v: unknown): Record<string, string> {
+  if (!isRecord(v)) return {};
+  return Object.fromEntries(Object.entries(v).filter((kv): kv is [string, string] => typeof kv[1] === "string"));
+}
+
+/** kpt drops its own bookkeeping annotations before the inventory reaches the cluster. */
+function stripConfigAnnotations(annotations: Record<string, string>): Record<string, string> {
+  return Object.fromEntries(
+    Object.entries(annotations).filter(([k]) => !k.startsWith("config.kubernetes.io/") && !k.startsWith("internal.config.kubernetes.io/")),
+  );
+}

@@ -1,0 +1,99 @@
+// `--output events`, the default: one line per event in the legacy format of kpt's book, each
+// action's summary line after its last group, and (beyond kpt) a periodic note on stderr saying
+// what a long wait is still waiting for.
+
+import type { EngineEvent, GroupEvent, RunStats, WaitingEvent } from "../events.js";
+import {
+  formatApplyLine,
+  formatApplySummary,
+  formatDeleteSummary,
+  formatPruneLine,
+  formatPruneSummary,
+  formatStatusLine,
+  formatWaitLine,
+  formatWaitSummary,
+} from "./legacy-lines.js";
+import type { PrintOptions } from "./printer.js";
+import { countEvent, countFor, createTally, type RunTally } from "./tally.js";
+import { formatWaitingLine, shouldReportWaiting } from "./waiting-line.js";
+
+type Actuation = "Apply" | "Prune" | "Delete";
+
+const SUMMARY_LINES: Record<Actuation | "Wait", (t: RunTally) => string> = {
+  Apply: formatApplySummary,
+  Prune: formatPruneSummary,
+  Delete: formatDeleteSummary,
+  Wait: formatWaitSummary,
+};
+
+export async function printEvents(events: AsyncIterable<EngineEvent>, opts: PrintOptions): Promise<RunStats> {
+  const out = (line: string): void => void opts.stdout.write(line + "\n");
+  const tally = createTally();
+  const planned: Record<Actuation, number> = { Apply: 0, Prune: 0, Delete: 0 };
+  const groupsSeen = new Set<GroupEvent["action"]>();
+  const summarized = new Set<Actuation | "Wait">();
+  let waitGoal: "reconcile" | "delete" = "reconcile";
+  let waiting: { wave: number; lastReportedMs?: number } | undefined;
+  let final: RunStats | undefined;
+  let command: "apply" | "destroy" | undefined;
+
+  const summarize = (action: Actuation | "Wait"): void => {
+    if (summarized.has(action) || !groupsSeen.has(action)) return;
+    summarized.add(action);
+    out(SUMMARY_LINES[action](tally));
+  };
+
+  const reportWaiting = (e: WaitingEvent): void => {
+    if (waiting?.wave !== e.wave) waiting = { wave: e.wave };
+    if (e.pending.length === 0 || !shouldReportWaiting(waiting.lastReportedMs, e.elapsedMs)) return;
+    waiting.lastReportedMs = e.elapsedMs;
+    opts.stderr.write(formatWaitingLine(e, waitGoal) + "\n");
+  };
+
+  for await (const e of events) {
+    countEvent(tally, e);
+    switch (e.type) {
+      case "init":
+        command = e.command;
+        for (const o of e.objects) planned[o.action]++;
+        if (e.dryRun !== "none") out(`Dry-run strategy: ${e.dryRun}`);
+        break;
+      case "group":
+        groupsSeen.add(e.action);
+        if (e.status === "Started" && e.action !== "Wait" && e.action !== "Inventory") {
+          waitGoal = e.action === "Apply" ? "reconcile" : "delete";
+        }
+        if (e.status === "Started" && e.action === "Wait") waiting = undefined;
+        // The legacy formatter printed a summary after the *last* group of each action; an action's
+        // last group is the one that brings its results up to the number of objects planned for it.
+        if (e.status === "Finished" && (e.action === "Apply" || e.action === "Prune" || e.action === "Delete")) {
+          if (countFor(tally.stats, e.action) >= planned[e.action]) summarize(e.action);
+        }
+        break;
+      case "apply":
+        out(formatApplyLine(e));
+        break;
+      case "prune":
+      case "delete":
+        out(formatPruneLine(e));
+        break;
+      case "wait":
+        out(formatWaitLine(e));
+        break;
+      case "status":
+        if (opts.showStatusEvents) out(formatStatusLine(e));
+        break;
+      case "waiting":
+        reportWaiting(e);
+        break;
+      case "summary":
+        final = e.stats;
+        break;
+    }
+  }
+  // Whatever was not summarized yet (the reconcile line always lands here, after the last wait).
+  // An apply always says how much it pruned, as in the book, even when nothing was.
+  if (command === "apply" && final) groupsSeen.add("Prune");
+  for (const action of ["Apply", "Prune", "Delete", "Wait"] as const) summarize(action);
+  return final ?? tally.stats;
+}

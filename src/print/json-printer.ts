@@ -1,0 +1,90 @@
+// `--output json`: the lines kpt's cli-utils JSON formatter prints, and nothing else. kpt-ts'
+// extras (the apply operation, `waiting` progress, the init event) are left out so that scripts
+// written against kpt's keys and types keep working.
+
+import type { EngineEvent, GroupEvent, RunStats } from "../events.js";
+import type { ObjRef } from "../object/ref.js";
+import { formatGoJsonLine, formatRfc3339, type JsonRecord } from "./go-json.js";
+import type { PrintOptions } from "./printer.js";
+import { countEvent, countFor, createTally, type RunTally } from "./tally.js";
+
+export async function printJson(events: AsyncIterable<EngineEvent>, opts: PrintOptions): Promise<RunStats> {
+  const now = opts.now ?? (() => new Date());
+  const tally = createTally();
+  let final: RunStats | undefined;
+  const emit = (type: string, content: JsonRecord): void => {
+    opts.stdout.write(formatGoJsonLine({ ...content, timestamp: formatRfc3339(now()), type }));
+  };
+  try {
+    for await (const e of events) {
+      countEvent(tally, e);
+      switch (e.type) {
+        case "group":
+          emit("group", groupContent(e, tally));
+          break;
+        case "apply":
+        case "prune":
+        case "delete":
+          emit(e.type, { ...refContent(e.ref), ...(e.error !== undefined ? { error: e.error } : {}), status: e.status });
+          break;
+        case "wait":
+          emit("wait", { ...refContent(e.ref), status: e.status });
+          break;
+        case "status":
+          if (opts.showStatusEvents) emit("status", { ...refContent(e.ref), status: e.status, message: e.message });
+          break;
+        case "summary":
+          final = e.stats;
+          for (const [type, content] of summaryContents(e.stats)) emit(type, content);
+          break;
+        case "init":
+        case "waiting":
+          break;
+      }
+    }
+  } catch (err) {
+    emit("error", { error: err instanceof Error ? err.message : String(err) });
+    throw err;
+  }
+  return final ?? tally.stats;
+}
+
+/** group/kind/name/namespace as cli-utils' baseResourceEvent: "" for the core group and cluster scope. */
+export function refContent(ref: ObjRef): JsonRecord {
+  return { group: ref.group, kind: ref.kind, name: ref.name, namespace: ref.namespace };
+}
+
+/** Started carries action and status only; Finished adds the counts so far (cumulative, not per group). */
+function groupContent(e: GroupEvent, tally: RunTally): JsonRecord {
+  const content: JsonRecord = { action: e.action, status: e.status };
+  if (e.status !== "Finished" || e.action === "Inventory") return content;
+  const s = tally.stats;
+  const counts = e.action === "Apply" ? s.apply : e.action === "Prune" ? s.prune : e.action === "Delete" ? s.delete : s.wait;
+  Object.assign(content, {
+    count: countFor(s, e.action),
+    successful: counts.successful,
+    skipped: counts.skipped,
+    failed: counts.failed,
+  });
+  if (e.action === "Wait") content.timeout = s.wait.timeout;
+  return content;
+}
+
+/** One summary line per action whose counts are not all zero, in kpt's order. */
+function summaryContents(s: RunStats): [string, JsonRecord][] {
+  const out: [string, JsonRecord][] = [];
+  const actions = [
+    ["Apply", s.apply],
+    ["Prune", s.prune],
+    ["Delete", s.delete],
+  ] as const;
+  for (const [action, a] of actions) {
+    if (a.successful + a.skipped + a.failed === 0) continue;
+    out.push(["summary", { action, count: countFor(s, action), successful: a.successful, skipped: a.skipped, failed: a.failed }]);
+  }
+  const w = s.wait;
+  if (countFor(s, "Wait") > 0) {
+    out.push(["summary", { action: "Wait", count: countFor(s, "Wait"), successful: w.successful, skipped: w.skipped, failed: w.failed, timeout: w.timeout }]);
+  }
+  return out;
+}

@@ -1,0 +1,51 @@
+// What a long wait is still waiting for (kpt prints nothing while it waits). Pure: the events
+// printer decides when, these functions decide what.
+
+import type { WaitingEvent } from "../events.js";
+import { formatRef } from "../object/ref.js";
+
+/** First report after this long in one wait phase... */
+export const FIRST_WAITING_REPORT_MS = 5_000;
+/** ...then at most one report per this interval, so logs stay readable. */
+export const WAITING_REPORT_INTERVAL_MS = 30_000;
+/** Objects named on one line; the rest are counted. */
+const MAX_NAMED = 5;
+
+/** Whether a `waiting` event at `elapsedMs` deserves a line, given when the last one was printed. */
+export function shouldReportWaiting(lastReportedMs: number | undefined, elapsedMs: number): boolean {
+  if (lastReportedMs === undefined) return elapsedMs >= FIRST_WAITING_REPORT_MS;
+  return elapsedMs - lastReportedMs >= WAITING_REPORT_INTERVAL_MS;
+}
+
+/**
+ * `waiting for 2 resource(s) to reconcile (0:35 elapsed, timeout 2m): deployment.apps/web
+ * (Available: 1/3), statefulset.apps/db (Ready: 0/1)`; `to be deleted` for prune/destroy waits.
+ */
+export function formatWaitingLine(e: WaitingEvent, goal: "reconcile" | "delete"): string {
+  const timing = e.timeoutMs !== undefined
+    ? `${formatElapsed(e.elapsedMs)} elapsed, timeout ${formatDuration(e.timeoutMs)}`
+    : `${formatElapsed(e.elapsedMs)} elapsed`;
+  const named = e.pending.slice(0, MAX_NAMED).map((p) => `${formatRef(p.ref)} (${p.message || p.status})`);
+  if (e.pending.length > MAX_NAMED) named.push(`and ${e.pending.length - MAX_NAMED} more`);
+  const what = goal === "reconcile" ? "to reconcile" : "to be deleted";
+  return `waiting for ${e.pending.length} resource(s) ${what} (${timing}): ${named.join(", ")}`;
+}
+
+/** `0:05`, `12:30`, `1:02:03`: a stopwatch. */
+export function formatElapsed(ms: number): string {
+  const total = Math.max(0, Math.floor(ms / 1000));
+  const h = Math.floor(total / 3600);
+  const m = Math.floor((total % 3600) / 60);
+  const s = String(total % 60).padStart(2, "0");
+  return h > 0 ? `${h}:${String(m).padStart(2, "0")}:${s}` : `${m}:${s}`;
+}
+
+/** `2m`, `1m30s`, `1h`, `500ms`: how the user wrote the timeout flag (Go's duration style, zero parts dropped). */
+export function formatDuration(ms: number): string {
+  if (ms < 1000) return `${ms}ms`;
+  const h = Math.floor(ms / 3_600_000);
+  const m = Math.floor((ms % 3_600_000) / 60_000);
+  const s = (ms % 60_000) / 1000;
+  const parts = [h > 0 ? `${h}h` : "", m > 0 ? `${m}m` : "", s > 0 ? `${Number(s.toFixed(3))}s` : ""];
+  return parts.join("");
+}

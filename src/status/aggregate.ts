@@ -1,0 +1,52 @@
+// Status over a set of objects (cli-utils' genericAggregator) and the small predicates a
+// waiter needs (cli-utils' taskrunner Condition.Meets / allMatchStatus, WaitTask's failure check).
+
+import type { KStatus } from "../events.js";
+import type { DesiredStatus, StatusResult } from "./types.js";
+
+/**
+ * Any Failed -> Failed; else any Unknown -> Unknown; else all equal `desired` -> `desired`;
+ * else InProgress. An empty set has nothing left to wait for, so it is `desired`.
+ */
+export function aggregateStatus(statuses: Iterable<KStatus>, desired: DesiredStatus): KStatus {
+  let anyUnknown = false;
+  let allDesired = true;
+  for (const s of statuses) {
+    if (s === "Failed") return "Failed";
+    if (s === "Unknown") anyUnknown = true;
+    if (s !== desired) allDesired = false;
+  }
+  if (anyUnknown) return "Unknown";
+  return allDesired ? desired : "InProgress";
+}
+
+export interface GenerationCheck {
+  /** metadata.generation of the object the status was computed from; missing counts as 0. */
+  liveGeneration?: number;
+  /** metadata.generation the apply returned; missing counts as 0. */
+  appliedGeneration?: number;
+}
+
+/**
+ * True once an object has reached `desired`. With generations, a status computed from an object
+ * older than the one just applied does not count: it describes the previous spec.
+ */
+export function isReconciled(status: KStatus, desired: DesiredStatus, gens?: GenerationCheck): boolean {
+  if (status !== desired) return false;
+  if (!gens) return true;
+  return (gens.liveGeneration ?? 0) >= (gens.appliedGeneration ?? 0);
+}
+
+/** Failed objects stop being waited for (cli-utils' ReconcileFailed); they may still recover later. */
+export function isUnlikelyToReconcile(result: StatusResult): boolean {
+  return result.status === "Failed";
+}
+
+/**
+ * One line saying what an object still lacks, for "waiting for ..." output: the rule's own
+ * message when waiting for Current (e.g. "Available: 1/3"), or why it is not gone yet.
+ */
+export function describeWaitingFor(result: StatusResult, desired: DesiredStatus = "Current"): string {
+  if (desired === "Current" || result.status === "NotFound") return result.message || result.status;
+  return `not yet deleted (${result.message ? `${result.status}: ${result.message}` : result.status})`;
+}

@@ -1,0 +1,71 @@
+// Runs the built CLI, the real peers and kubectl against the test cluster.
+import { spawn, spawnSync } from "node:child_process";
+import { resolve } from "node:path";
+import { inject } from "vitest";
+
+export const REPO = resolve(import.meta.dirname, "../..");
+export const CLI = resolve(REPO, "dist/cli.js");
+
+export interface RunResult {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+export function kubeconfig(): string {
+  return inject("kubeconfig");
+}
+
+export function run(cmd: string, args: string[], opts: { cwd?: string; input?: string; env?: Record<string, string>; timeoutMs?: number } = {}): Promise<RunResult> {
+  return new Promise((resolveRun, reject) => {
+    const child = spawn(cmd, args, {
+      cwd: opts.cwd ?? REPO,
+      env: { ...process.env, KUBECONFIG: kubeconfig(), NO_COLOR: "1", ...opts.env },
+      stdio: ["pipe", "pipe", "pipe"],
+    });
+    let stdout = "";
+    let stderr = "";
+    child.stdout.setEncoding("utf8").on("data", (c: string) => (stdout += c));
+    child.stderr.setEncoding("utf8").on("data", (c: string) => (stderr += c));
+    const timer = setTimeout(() => child.kill("SIGKILL"), opts.timeoutMs ?? 240_000);
+    child.on("error", reject);
+    child.on("close", (code, signal) => {
+      clearTimeout(timer);
+      resolveRun({ code: code ?? (signal ? 128 : 1), stdout, stderr });
+    });
+    child.stdin.end(opts.input ?? "");
+  });
+}
+
+export const kptTs = (args: string[], opts: Parameters<typeof run>[2] = {}) => run(process.execPath, [CLI, ...args], opts);
+export const kpt = (args: string[], opts: Parameters<typeof run>[2] = {}) => run("kpt", args, opts);
+export const kubectl = (args: string[], opts: Parameters<typeof run>[2] = {}) => run("kubectl", args, opts);
+
+export async function kubectlJson<T = any>(args: string[]): Promise<T> {
+  const r = await kubectl([...args, "-o", "json"]);
+  if (r.code !== 0) throw new Error(`kubectl ${args.join(" ")} failed: ${r.stderr}`);
+  return JSON.parse(r.stdout) as T;
+}
+
+/** True when a binary is on PATH; tests of the real peers skip with a message when it is not. */
+export function hasBinary(name: string): boolean {
+  return spawnSync("sh", ["-c", `command -v ${name}`]).status === 0;
+}
+
+/** A fresh namespace per test, so tests can share the one cluster. */
+export async function createNamespace(prefix: string): Promise<string> {
+  const name = `${prefix}-${Math.random().toString(36).slice(2, 8)}`;
+  const r = await kubectl(["create", "namespace", name]);
+  if (r.code !== 0) throw new Error(`creating namespace ${name}: ${r.stderr}`);
+  return name;
+}
+
+export async function waitUntil<T>(what: string, probe: () => Promise<T | undefined | false>, timeoutMs = 60_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const v = await probe().catch(() => undefined);
+    if (v) return v;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 250));
+  }
+}
