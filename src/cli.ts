@@ -13,16 +13,31 @@ const VERSION = (JSON.parse(readFileSync(new URL("../package.json", import.meta.
 const abort = new AbortController();
 const io: CommandIO = { stdout: process.stdout, stderr: process.stderr, stdin: process.stdin, env: process.env, signal: abort.signal };
 
-function parseBool(value: string): boolean {
-  if (/^(true|1|yes)$/i.test(value)) return true;
-  if (/^(false|0|no)$/i.test(value)) return false;
-  throw new UsageError(`expected true or false, got ${JSON.stringify(value)}`);
+const BOOL_VALUE = /^(true|false|1|0|yes|no)$/i;
+
+/**
+ * Go-style booleans, as kpt takes them: `--flag`, `--flag=true`, `--flag=false`. Commander only
+ * knows `--flag` / `--no-flag`, so `=value` forms are rewritten before parsing (a value after a
+ * space is never taken: `--dry-run .` keeps `.` as the package path).
+ */
+function normalizeBooleans(argv: string[]): string[] {
+  return argv.map((arg) => {
+    const m = /^--([a-z-]+)=(.*)$/.exec(arg);
+    if (!m || !BOOL_FLAGS.has(m[1]!) || !BOOL_VALUE.test(m[2]!)) return arg;
+    return /^(true|1|yes)$/i.test(m[2]!) ? `--${m[1]}` : `--no-${m[1]}`;
+  });
 }
 
-/** A Go-style boolean flag: `--flag`, `--flag=true`, `--flag=false`. */
-function boolOption(flags: string, description: string, defaultValue?: boolean): Option {
-  const o = new Option(`${flags} [bool]`, description).argParser(parseBool).preset(true);
-  return defaultValue === undefined ? o : o.default(defaultValue);
+const BOOL_FLAGS = new Set<string>();
+
+/** A boolean flag; `--no-<name>` (hidden) turns it off, so `--name=false` works too. */
+function flagOn(name: string, description: string, defaultValue = false): Option {
+  BOOL_FLAGS.add(name);
+  return new Option(`--${name}`, description).default(defaultValue);
+}
+
+function flagOff(name: string): Option {
+  return new Option(`--no-${name}`).hideHelp();
 }
 
 let verbose = false;
@@ -86,8 +101,8 @@ live
   .argument("[PKG_PATH]", "the package directory", ".")
   .option("--name <name>", "inventory object name (default: inventory-<8 random digits>)")
   .option("--inventory-id <id>", "inventory id (default: generated from namespace, name and time)")
-  .addOption(boolOption("--force", "overwrite existing inventory information"))
-  .addOption(boolOption("--quiet", "print nothing on success"))
+  .addOption(flagOn("force", "overwrite existing inventory information")).addOption(flagOff("force"))
+  .addOption(flagOn("quiet", "print nothing on success")).addOption(flagOff("quiet"))
   .option("--rg-file <file>", "file name of the ResourceGroup", "resourcegroup.yaml")
   .exitOverride()
   .action((pkgPath: string, _o, cmd: Command) =>
@@ -102,17 +117,17 @@ live
   .command("apply")
   .description("Apply a package to the cluster: create and update its objects, prune what left it, wait until reconciled")
   .argument("[PKG_PATH]", "the package directory, or - to read it from standard input", ".")
-  .addOption(boolOption("--dry-run", "show what would change without changing anything (client-side; server-side with --server-side)"))
-  .addOption(boolOption("--server-side", "use server-side apply"))
+  .addOption(flagOn("dry-run", "show what would change without changing anything (client-side; server-side with --server-side)")).addOption(flagOff("dry-run"))
+  .addOption(flagOn("server-side", "use server-side apply")).addOption(flagOff("server-side"))
   .option("--field-manager <name>", "field manager for server-side apply", "kubectl")
-  .addOption(boolOption("--force-conflicts", "server-side apply: take over fields other managers own"))
+  .addOption(flagOn("force-conflicts", "server-side apply: take over fields other managers own")).addOption(flagOff("force-conflicts"))
   .option("--reconcile-timeout <duration>", "how long to wait for each wave to reconcile (e.g. 2m); 0 waits as long as it takes")
   .option("--prune-timeout <duration>", "how long to wait for pruned objects to be gone; 0 waits as long as it takes")
   .option("--prune-propagation-policy <policy>", "Background, Foreground or Orphan", "Background")
   .option("--inventory-policy <policy>", "strict: touch only objects this inventory owns; adopt: also take unowned ones", "strict")
-  .addOption(boolOption("--install-resource-group", "install the ResourceGroup CRD when it is missing", true))
+  .addOption(flagOn("install-resource-group", "install the ResourceGroup CRD when it is missing", true)).addOption(flagOff("install-resource-group"))
   .option("--output <format>", "events, table or json", "events")
-  .addOption(boolOption("--show-status-events", "also print each status change"))
+  .addOption(flagOn("show-status-events", "also print each status change")).addOption(flagOff("show-status-events"))
   .option("--status-policy <policy>", "all: record each object's status in the inventory; none: do not", "all")
   .option("--concurrency <n>", "objects applied or deleted at once within a wave (default 16)")
   .option("--poll-period <duration>", "poll period where the cluster refuses watches", "2s")
@@ -128,10 +143,10 @@ live
   .command("destroy")
   .description("Delete every object of the package's inventory from the cluster, dependents first")
   .argument("[PKG_PATH]", "the package directory, or - to read it from standard input", ".")
-  .addOption(boolOption("--dry-run", "show what would be deleted without deleting anything"))
+  .addOption(flagOn("dry-run", "show what would be deleted without deleting anything")).addOption(flagOff("dry-run"))
   .option("--inventory-policy <policy>", "strict or adopt", "strict")
   .option("--output <format>", "events, table or json", "events")
-  .addOption(boolOption("--show-status-events", "also print each status change"))
+  .addOption(flagOn("show-status-events", "also print each status change")).addOption(flagOff("show-status-events"))
   .option("--status-policy <policy>", "all or none", "all")
   .option("--delete-propagation-policy <policy>", "Background, Foreground or Orphan", "Background")
   .option("--delete-timeout <duration>", "how long to wait for each wave to be gone; 0 waits as long as it takes")
@@ -174,6 +189,15 @@ live
     }),
   );
 
+// A closed pipe (`kpt-ts ... | head`) means nobody reads any more: the run goes on (stopping an
+// apply half way is worse), its output is dropped.
+for (const stream of [process.stdout, process.stderr]) {
+  stream.on("error", (err: NodeJS.ErrnoException) => {
+    if (err.code !== "EPIPE") throw err;
+    stream.write = (() => true) as typeof stream.write;
+  });
+}
+
 process.on("SIGINT", () => {
   if (abort.signal.aborted) process.exit(EXIT.cancelled); // second Ctrl-C: now
   process.stderr.write("\ninterrupted: finishing the objects in flight and saving the inventory (Ctrl-C again to quit now)\n");
@@ -181,7 +205,7 @@ process.on("SIGINT", () => {
 });
 
 try {
-  await program.parseAsync(process.argv);
+  await program.parseAsync(normalizeBooleans(process.argv));
 } catch (err) {
   if (err instanceof CommanderError) {
     // Help and version exit 0; every other commander error is a usage error.

@@ -97,7 +97,8 @@ export async function runDeleteWaves(ctx: DeleteWavesContext, waves: ObjRef[][])
         }
         if (ctx.dryRun === "client") return emit("Successful");
         try {
-          await cluster.delete(ref, { propagationPolicy: ctx.propagationPolicy, uid: live.metadata.uid, dryRun: ctx.dryRun === "server", signal: ctx.signal });
+          const outcome = await cluster.delete(ref, { propagationPolicy: ctx.propagationPolicy, uid: live.metadata.uid, dryRun: ctx.dryRun === "server", signal: ctx.signal });
+          if (!dry && outcome !== "terminating") cache.forget(ref);
           if (!dry) targets.push({ ref, uid: live.metadata.uid });
           emit("Successful");
         } catch (err) {

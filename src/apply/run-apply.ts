@@ -13,6 +13,7 @@ import type { ResourceStatusEntry } from "../inventory/resource-group.js";
 import type { KubeObject, Package, SourcePos } from "../object/types.js";
 import { LiveCache } from "../status/live-cache.js";
 import { applyObject, type ApplyObjectContext } from "./apply-object.js";
+import { withLastApplied } from "./csa/last-applied.js";
 import { runDeleteWaves } from "./delete-waves.js";
 import { EventChannel } from "./event-channel.js";
 import { orderWaves, reverseWaves } from "./graph.js";
@@ -79,8 +80,9 @@ async function executeApply(pkg: Package, cluster: Cluster, o: ResolvedOptions, 
     // Record every object before applying any, so an interrupted run orphans nothing.
     emit({ type: "group", action: "Inventory", status: "Started" });
     const union = previous.union(localRefs);
+    let createdEarly: ObjRef | undefined;
     if (!dry && (!clusterInv.object || union.size !== previous.size)) {
-      await ensureInventoryNamespace(cluster, pkg, desired, o);
+      createdEarly = await ensureInventoryNamespace(cluster, pkg, desired, o);
       await writeClusterInventory(cluster, inventory, union.toArray(), { signal: o.signal });
     }
     emit({ type: "group", action: "Inventory", status: "Finished" });
@@ -123,6 +125,8 @@ async function executeApply(pkg: Package, cluster: Cluster, o: ResolvedOptions, 
           if (blocked) return emit({ type: "apply", ref, status: "Skipped", error: blocked });
           const r = await applyObject(ctx, d.object, d.source);
           if (r.object && !dry) cache.observe(r.object);
+          // The inventory step created the inventory's namespace moments ago: that was this apply.
+          if (createdEarly && r.operation === "unchanged" && refKey(createdEarly) === refKey(ref)) r.operation = "created";
           if (r.status === "Successful") targets.push({ ref, minGeneration: r.object?.metadata.generation });
           emit({ type: "apply", ref, status: r.status, ...(r.operation ? { operation: r.operation } : {}), ...(r.error ? { error: r.error } : {}) });
         },
@@ -234,15 +238,17 @@ function inventoryChanged(stored: KubeObject | undefined, final: ObjRef[], statu
 }
 
 /** kpt creates the inventory's Namespace first when the package defines it, so the inventory can be stored. */
-async function ensureInventoryNamespace(cluster: Cluster, pkg: Package, desired: Map<string, { object: KubeObject }>, o: ResolvedOptions): Promise<void> {
+async function ensureInventoryNamespace(cluster: Cluster, pkg: Package, desired: Map<string, { object: KubeObject }>, o: ResolvedOptions): Promise<ObjRef | undefined> {
   const nsRef: ObjRef = { group: "", kind: "Namespace", namespace: "", name: pkg.inventory.namespace };
   const ns = desired.get(refKey(nsRef));
-  if (!ns) return;
-  if (await cluster.get(nsRef, o.signal)) return;
-  const { withLastApplied } = await import("./csa/last-applied.js");
+  if (!ns) return undefined;
+  if (await cluster.get(nsRef, o.signal)) return undefined;
   try {
-    await cluster.create(o.serverSide ? ns.object : withLastApplied(ns.object), { signal: o.signal, fieldManager: o.serverSide ? o.fieldManager : "kubectl-client-side-apply" });
+    if (o.serverSide) await cluster.apply(ns.object, { fieldManager: o.fieldManager, force: o.forceConflicts, signal: o.signal });
+    else await cluster.create(withLastApplied(ns.object), { signal: o.signal, fieldManager: "kubectl-client-side-apply" });
+    return nsRef;
   } catch (err) {
     if ((err as { status?: number }).status !== 409) throw err;
+    return undefined;
   }
 }

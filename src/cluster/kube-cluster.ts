@@ -186,15 +186,16 @@ export class KubeCluster implements Cluster {
     });
   }
 
-  async delete(ref: ObjRef, opts: { propagationPolicy?: PropagationPolicy; uid?: string; dryRun?: boolean; signal?: AbortSignal } = {}): Promise<"deleted" | "notfound"> {
+  async delete(ref: ObjRef, opts: { propagationPolicy?: PropagationPolicy; uid?: string; dryRun?: boolean; signal?: AbortSignal } = {}): Promise<"deleted" | "terminating" | "notfound"> {
     const m = await this.mapping(ref.group, ref.kind);
     const body: Record<string, unknown> = { apiVersion: "v1", kind: "DeleteOptions" };
     if (opts.propagationPolicy) body.propagationPolicy = opts.propagationPolicy;
     if (opts.uid) body.preconditions = { uid: opts.uid };
     if (opts.dryRun) body.dryRun = ["All"];
     try {
-      await this.transport.request("DELETE", this.objectPath(m, ref.namespace, ref.name), { body, signal: opts.signal, what: `delete ${ref.kind} ${ref.name}` });
-      return "deleted";
+      const res = await this.transport.request<any>("DELETE", this.objectPath(m, ref.namespace, ref.name), { body, signal: opts.signal, what: `delete ${ref.kind} ${ref.name}` });
+      // The server answers with the object: without a deletionTimestamp it is already gone.
+      return res?.kind !== "Status" && res?.metadata?.deletionTimestamp ? "terminating" : "deleted";
     } catch (err) {
       if (err instanceof ApiError && err.notFound) return "notfound";
       throw err;

@@ -53,8 +53,11 @@ export interface Cluster {
   apply(obj: KubeObject, opts: WriteOptions & { fieldManager: string; force: boolean }): Promise<KubeObject>;
   update(obj: KubeObject, opts?: WriteOptions): Promise<KubeObject>;
   updateStatus(obj: KubeObject, opts?: WriteOptions): Promise<KubeObject>;
-  /** "notfound" when it was already gone. */
-  delete(ref: ObjRef, opts?: { propagationPolicy?: PropagationPolicy; uid?: string; dryRun?: boolean; signal?: AbortSignal }): Promise<"deleted" | "notfound">;
+  /**
+   * "deleted": gone now; "terminating": deletion started, finalizers or dependents still pending;
+   * "notfound": it was already gone.
+   */
+  delete(ref: ObjRef, opts?: { propagationPolicy?: PropagationPolicy; uid?: string; dryRun?: boolean; signal?: AbortSignal }): Promise<"deleted" | "terminating" | "notfound">;
   watch(q: WatchQuery, signal: AbortSignal): AsyncIterable<WatchEvent>;
   /** The OpenAPI v3 document of a group/version, for client-side apply's merge keys. */
   openapi(group: string, version: string): Promise<unknown | undefined>;
