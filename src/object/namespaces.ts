@@ -6,7 +6,6 @@ import type { PackageIssue } from "../errors.js";
 import { groupOf, refKey, refOf } from "./ref.js";
 import type { PackageObject, SourcePos } from "./types.js";
 import { isRecord } from "./validate-object.js";
-import { NAMESPACE_FIELD } from "./parse-package.js";
 
 export type ResourceScope = "Namespaced" | "Cluster";
 
@@ -36,7 +35,7 @@ export function assignNamespaces(objects: PackageObject[], opts: AssignNamespace
     const group = groupOf(apiVersion);
     const scope = opts.scopeOf(group, kind) ?? crdScope(crdScopes, apiVersion, kind);
     const ns = metadata.namespace ?? "";
-    const at: SourcePos = { file: po.source.file, line: po.fieldLines?.[NAMESPACE_FIELD] ?? po.source.line };
+    const at: SourcePos = { file: po.source.file, line: po.lineOf?.(["metadata", "namespace"]) ?? po.source.line };
     const name = `${kind}/${metadata.name ?? ""}`;
     if (scope === undefined) {
       const gvk = `${apiVersion.includes("/") ? apiVersion : `/${apiVersion}`}, Kind=${kind}`;

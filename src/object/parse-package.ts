@@ -17,9 +17,6 @@ export const INVENTORY_ID_LABEL = "cli-utils.sigs.k8s.io/inventory-id";
 export const LOCAL_CONFIG_ANNOTATION = "config.kubernetes.io/local-config";
 export const FUNCTION_ANNOTATION = "config.kubernetes.io/function";
 export const DEPENDS_ON_ANNOTATION = "config.kubernetes.io/depends-on";
-/** Keys of PackageObject.fieldLines. */
-export const NAMESPACE_FIELD = "metadata.namespace";
-export const DEPENDS_ON_FIELD = `metadata.annotations[${DEPENDS_ON_ANNOTATION}]`;
 
 export interface PackageFile {
   /** Relative to the package root with `/` separators; for stdin, the name to show ("stdin"). */
@@ -198,19 +195,7 @@ function classifyEntry(e: Entry, inRootPackage: boolean, fromStdin: boolean, fou
   }
   if (!object) return;
   if (object.metadata.labels?.[INVENTORY_ID_LABEL] !== undefined) found.labelled.push(e);
-  const po: PackageObject = { object, source: { file: e.file, line: e.line } };
-  const fieldLines = collectFieldLines(e);
-  if (fieldLines) po.fieldLines = fieldLines;
-  found.objects.push(po);
-}
-
-function collectFieldLines(e: Entry): Record<string, number> | undefined {
-  const lines: Record<string, number> = {};
-  const ns = e.lineOf(["metadata", "namespace"]);
-  if (ns !== undefined) lines[NAMESPACE_FIELD] = ns;
-  const dep = e.lineOf(["metadata", "annotations", DEPENDS_ON_ANNOTATION]);
-  if (dep !== undefined) lines[DEPENDS_ON_FIELD] = dep;
-  return Object.keys(lines).length > 0 ? lines : undefined;
+  found.objects.push({ object, source: { file: e.file, line: e.line }, lineOf: e.lineOf });
 }
 
 function findDuplicates(objects: PackageObject[]): PackageIssue[] {

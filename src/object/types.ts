@@ -32,8 +32,11 @@ export interface SourcePos {
 export interface PackageObject {
   object: KubeObject;
   source: SourcePos;
-  /** 1-based lines of a few fields later checks complain about (keys in parse-package.ts), in source.file. */
-  fieldLines?: Record<string, number>;
+  /**
+   * The 1-based line of a field in source.file, for later checks' messages (e.g.
+   * `["metadata", "namespace"]`). Computed on demand: most packages never need it.
+   */
+  lineOf?: (path: readonly (string | number)[]) => number | undefined;
 }
 
 /** The inventory a package declares: a ResourceGroup file or a Kptfile `inventory:` section. */

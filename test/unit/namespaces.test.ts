@@ -109,9 +109,9 @@ describe("assignNamespaces", () => {
 
   it("does not change its input", () => {
     const input = objectsOf("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: a}\n");
-    const before = structuredClone(input);
+    const before = structuredClone(input.map(({ object, source }) => ({ object, source })));
     const result = assignNamespaces(input, { scopeOf, defaultNamespace: "ctx" });
-    expect(input).toEqual(before);
+    expect(input.map(({ object, source }) => ({ object, source }))).toEqual(before);
     expect(result.objects[0]!.object.metadata.namespace).toBe("ctx");
     expect(result.objects[0]!.source).toEqual(input[0]!.source);
   });

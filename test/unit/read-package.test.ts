@@ -326,10 +326,11 @@ describe("analyzePackage", () => {
     });
   });
 
-  it("records the lines of metadata.namespace and depends-on for later checks", () => {
+  it("finds the lines of metadata.namespace and depends-on for later checks", () => {
     const doc = `apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: a\n  annotations:\n    config.kubernetes.io/depends-on: /namespaces/ns/Secret/s\n  namespace: ns\n`;
     const [obj] = analyze({ name: "", files: { "a.yaml": doc, "rg.yaml": RG } }).objects;
-    expect(obj?.fieldLines).toEqual({ "metadata.namespace": 7, "metadata.annotations[config.kubernetes.io/depends-on]": 6 });
+    expect(obj?.lineOf?.(["metadata", "namespace"])).toBe(7);
+    expect(obj?.lineOf?.(["metadata", "annotations", "config.kubernetes.io/depends-on"])).toBe(6);
   });
 });
 
