@@ -4,7 +4,8 @@
 
 import { readFileSync } from "node:fs";
 import { Command, CommanderError, Option } from "commander";
-import { EXIT, exitCodeFor, KptTsError, UsageError, type ExitCode } from "./errors.js";
+import { EXIT, exitCodeFor, UsageError, type ExitCode } from "./errors.js";
+import { formatError } from "./print/error-report.js";
 import type { GlobalFlags } from "./commands/flags.js";
 import type { CommandIO } from "./commands/io.js";
 
@@ -36,6 +37,12 @@ function flagOn(name: string, description: string, defaultValue = false): Option
   return new Option(`--${name}`, description).default(defaultValue);
 }
 
+/** `-y, --yes`: answer yes to the question before deleting (also `--yes=false`). */
+function yesFlag(): Option {
+  BOOL_FLAGS.add("yes");
+  return new Option("-y, --yes", "do not ask before pruning or deleting (the question comes only in a terminal)").default(false);
+}
+
 function flagOff(name: string): Option {
   return new Option(`--no-${name}`).hideHelp();
 }
@@ -53,18 +60,23 @@ async function run(body: () => Promise<void>): Promise<void> {
   await finish(code);
 }
 
-function report(err: unknown): void {
-  if (err instanceof KptTsError) {
-    // A failed run's objects were already reported by the printer; nothing to add but the code.
-    if (err.exitCode === EXIT.result) return;
-    process.stderr.write(`error: ${err.message}\n`);
-    if (err.detail) process.stderr.write(verbose ? `${err.detail}\n` : `${err.detail.split("\n")[0]}\n`);
-    return;
+/**
+ * `live diff` exits as diff(1) does: 0 nothing would change, 1 something would, 2 for any
+ * trouble (bad flags, package, cluster access, a dry run the server refused); 130 when interrupted.
+ */
+async function runDiff(body: () => Promise<0 | 1 | 2>): Promise<void> {
+  let code: ExitCode;
+  try {
+    code = await body();
+  } catch (err) {
+    code = exitCodeFor(err) === EXIT.cancelled ? EXIT.cancelled : 2;
+    report(err);
   }
-  const e = err as Error;
-  process.stderr.write(`error: ${e?.message ?? String(err)}\n`);
-  if (verbose && e?.stack) process.stderr.write(`${e.stack}\n`);
-  else process.stderr.write("(this looks like a bug in kpt-ts; run again with -v for the stack trace and report it)\n");
+  await finish(code);
+}
+
+function report(err: unknown): void {
+  for (const line of formatError(err, verbose)) process.stderr.write(`${line}\n`);
 }
 
 async function finish(code: ExitCode): Promise<never> {
@@ -131,6 +143,7 @@ live
   .option("--status-policy <policy>", "all: record each object's status in the inventory; none: do not", "all")
   .option("--concurrency <n>", "objects applied or deleted at once within a wave (default 16)")
   .option("--poll-period <duration>", "poll period where the cluster refuses watches", "2s")
+  .addOption(yesFlag()).addOption(flagOff("yes"))
   .exitOverride()
   .action((pkgPath: string, _o, cmd: Command) =>
     run(async () => {
@@ -151,11 +164,30 @@ live
   .option("--delete-propagation-policy <policy>", "Background, Foreground or Orphan", "Background")
   .option("--delete-timeout <duration>", "how long to wait for each wave to be gone; 0 waits as long as it takes")
   .option("--concurrency <n>", "objects deleted at once within a wave (default 16)")
+  .addOption(yesFlag()).addOption(flagOff("yes"))
   .exitOverride()
   .action((pkgPath: string, _o, cmd: Command) =>
     run(async () => {
       const { liveDestroy } = await import("./commands/live-destroy.js");
       await liveDestroy(pkgPath, globals(cmd) as never, io);
+    }),
+  );
+
+live
+  .command("diff")
+  .description("Show what the next apply would change: a server-side dry run against the live objects, and what it would prune (exit 0: no changes, 1: changes, 2: error)")
+  .argument("[PKG_PATH]", "the package directory, or - to read it from standard input", ".")
+  .addOption(flagOn("server-side", "preview a server-side apply")).addOption(flagOff("server-side"))
+  .option("--field-manager <name>", "field manager for server-side apply", "kubectl")
+  .addOption(flagOn("force-conflicts", "server-side apply: take over fields other managers own")).addOption(flagOff("force-conflicts"))
+  .option("--inventory-policy <policy>", "strict or adopt, as for apply", "strict")
+  .option("--output <format>", "text or json", "text")
+  .option("--concurrency <n>", "dry runs at once (default 16)")
+  .exitOverride()
+  .action((pkgPath: string, _o, cmd: Command) =>
+    runDiff(async () => {
+      const { liveDiff } = await import("./commands/live-diff.js");
+      return liveDiff(pkgPath, globals(cmd) as never, io);
     }),
   );
 

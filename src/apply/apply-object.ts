@@ -22,7 +22,6 @@ export interface ApplyObjectContext {
   fieldManager: string;
   forceConflicts: boolean;
   dryRun: DryRunStrategy;
-  signal?: AbortSignal;
   /** The strategic-merge schema for built-in kinds; undefined means JSON merge patch. */
   schemaFor(obj: KubeObject): Promise<PatchSchema | undefined>;
 }
@@ -58,7 +57,7 @@ export async function applyObject(ctx: ApplyObjectContext, desired: KubeObject, 
     if (ctx.serverSide) {
       if (live && isSsaNoop(desired, live, ctx.fieldManager)) return { status: "Successful", operation: "unchanged", object: live };
       if (ctx.dryRun === "client") return { status: "Successful", operation: live ? "configured" : "created" };
-      const result = await ctx.cluster.apply(desired, { fieldManager: ctx.fieldManager, force: ctx.forceConflicts, dryRun, signal: ctx.signal });
+      const result = await ctx.cluster.apply(desired, { fieldManager: ctx.fieldManager, force: ctx.forceConflicts, dryRun });
       const operation: ApplyOperation = !live ? "created" : result.metadata.resourceVersion === live.metadata.resourceVersion ? "unchanged" : "configured";
       return { status: "Successful", operation, object: result };
     }
@@ -69,15 +68,15 @@ export async function applyObject(ctx: ApplyObjectContext, desired: KubeObject, 
       if (ctx.dryRun === "client") return { status: "Successful", operation: plan.op === "create" ? "created" : "configured", object: plan.op === "patch" ? plan.preview : plan.body };
       try {
         if (plan.op === "create") {
-          const object = await ctx.cluster.create(plan.body, { dryRun, fieldManager: "kubectl-client-side-apply", signal: ctx.signal });
+          const object = await ctx.cluster.create(plan.body, { dryRun, fieldManager: "kubectl-client-side-apply" });
           return { status: "Successful", operation: "created", object };
         }
-        const object = await ctx.cluster.patch(ref, plan.patch, plan.patchType, { dryRun, fieldManager: "kubectl-client-side-apply", signal: ctx.signal });
+        const object = await ctx.cluster.patch(ref, plan.patch, plan.patchType, { dryRun, fieldManager: "kubectl-client-side-apply" });
         return { status: "Successful", operation: "configured", object };
       } catch (err) {
         // Created by someone else since we listed it: read it and patch instead, once.
         if (err instanceof ApiError && err.status === 409 && plan.op === "create" && attempt === 1) {
-          live = await ctx.cluster.get(ref, ctx.signal);
+          live = await ctx.cluster.get(ref);
           if (live) {
             const ownership = ownershipOf(live, ctx.inventoryId);
             if (!policyAllows(ownership, ctx.policy)) return { status: "Skipped", error: policyRefusal(live, ownership, ctx.policy, "Apply") };
@@ -88,7 +87,6 @@ export async function applyObject(ctx: ApplyObjectContext, desired: KubeObject, 
       }
     }
   } catch (err) {
-    if (ctx.signal?.aborted) throw err;
     return { status: "Failed", error: describeApiError(err, live ? "patching" : "creating", desired, source) };
   }
 }

@@ -83,7 +83,7 @@ export async function runDeleteWaves(ctx: DeleteWavesContext, waves: ObjRef[][])
             abandoned.add(ref);
             if (!dry && live.metadata.annotations?.[OWNING_INVENTORY_ANNOTATION]) {
               try {
-                await cluster.patch(ref, { metadata: { annotations: { [OWNING_INVENTORY_ANNOTATION]: null } } }, "merge", { signal: ctx.signal });
+                await cluster.patch(ref, { metadata: { annotations: { [OWNING_INVENTORY_ANNOTATION]: null } } }, "merge");
               } catch (err) {
                 if (!(err instanceof ApiError && err.notFound)) {
                   abandoned.delete(ref);
@@ -97,7 +97,7 @@ export async function runDeleteWaves(ctx: DeleteWavesContext, waves: ObjRef[][])
         }
         if (ctx.dryRun === "client") return emit("Successful");
         try {
-          const outcome = await cluster.delete(ref, { propagationPolicy: ctx.propagationPolicy, uid: live.metadata.uid, dryRun: ctx.dryRun === "server", signal: ctx.signal });
+          const outcome = await cluster.delete(ref, { propagationPolicy: ctx.propagationPolicy, uid: live.metadata.uid, dryRun: ctx.dryRun === "server" });
           if (!dry && outcome !== "terminating") cache.forget(ref);
           if (!dry) targets.push({ ref, uid: live.metadata.uid });
           emit("Successful");

@@ -81,9 +81,11 @@ async function executeApply(pkg: Package, cluster: Cluster, o: ResolvedOptions, 
     emit({ type: "group", action: "Inventory", status: "Started" });
     const union = previous.union(localRefs);
     let createdEarly: ObjRef | undefined;
+    // What the cluster holds now; the final write compares against it.
+    let stored = clusterInv.object;
     if (!dry && (!clusterInv.object || union.size !== previous.size)) {
       createdEarly = await ensureInventoryNamespace(cluster, pkg, desired, o);
-      await writeClusterInventory(cluster, inventory, union.toArray(), { signal: o.signal });
+      stored = await writeClusterInventory(cluster, inventory, union.toArray(), { signal: o.signal });
     }
     emit({ type: "group", action: "Inventory", status: "Finished" });
 
@@ -96,7 +98,6 @@ async function executeApply(pkg: Package, cluster: Cluster, o: ResolvedOptions, 
       fieldManager: o.fieldManager,
       forceConflicts: o.forceConflicts,
       dryRun: o.dryRun,
-      signal: o.signal,
       schemaFor: schemaLookup(cluster),
     };
 
@@ -180,7 +181,7 @@ async function executeApply(pkg: Package, cluster: Cluster, o: ResolvedOptions, 
       const notDeleted = pruneRefs.filter((r) => recorder.actuated(r) !== "Successful" || recorder.reconciled(r) !== "Successful");
       const final = nextInventory({ previous, applied, notApplied, notDeleted, abandoned });
       const statuses = o.statusPolicy === "all" ? statusEntries(final, pruneSet, recorder) : undefined;
-      if (inventoryChanged(clusterInv.object, final, statuses)) {
+      if (inventoryChanged(stored, final, statuses)) {
         await writeClusterInventory(cluster, inventory, final, { statuses });
       }
     }

@@ -5,7 +5,9 @@ import { ResultError } from "../errors.js";
 import { statsFailed } from "../events.js";
 import { readPackage } from "../object/read-package.js";
 import { printRun } from "../print/printer.js";
+import { wantsProgressView } from "../print/progress-view.js";
 import { durationFlag, inventoryPolicyFlag, outputFlag, parseFlag, positiveIntFlag, propagationFlag, type GlobalFlags } from "./flags.js";
+import { confirmDeletes } from "./confirm-deletes.js";
 import { colorFor, packageText, type CommandIO } from "./io.js";
 import { openCluster } from "./open-cluster.js";
 
@@ -18,6 +20,7 @@ export interface DestroyFlags extends GlobalFlags {
   deletePropagationPolicy: string;
   deleteTimeout?: string;
   concurrency?: string;
+  yes?: boolean;
 }
 
 export async function liveDestroy(pkgPath: string, f: DestroyFlags, io: CommandIO): Promise<void> {
@@ -33,13 +36,18 @@ export async function liveDestroy(pkgPath: string, f: DestroyFlags, io: CommandI
   const pkg = await readPackage(pkgPath, { stdin: await packageText(pkgPath, io), onWarning: (w) => io.stderr.write(`[WARN] ${w}\n`) });
   const cluster = openCluster(f, { maxSockets: (options.concurrency ?? 16) + 32 });
   try {
+    const color = colorFor(io, f);
+    await confirmDeletes(pkg, cluster, { command: "destroy", yes: Boolean(f.yes), dryRun: options.dryRun !== "none", output, inventoryPolicy: options.inventoryPolicy, color }, io);
     const stats = await printRun(runDestroy(pkg, cluster, options), {
       output,
       stdout: io.stdout,
       stderr: io.stderr,
-      color: colorFor(io, f),
+      color,
       tty: Boolean(io.stdout.isTTY),
       showStatusEvents: Boolean(f.showStatusEvents),
+      ...(wantsProgressView({ output, stderrIsTTY: Boolean(io.stderr.isTTY), env: io.env, colorFlag: f.color === false ? false : undefined })
+        ? { progress: { columns: io.stderr.columns ?? 80, rows: io.stderr.rows ?? 24 } }
+        : {}),
     });
     if (statsFailed(stats)) throw new ResultError("some objects failed to be deleted");
   } finally {

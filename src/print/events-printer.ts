@@ -13,7 +13,9 @@ import {
   formatWaitLine,
   formatWaitSummary,
 } from "./legacy-lines.js";
+import { createPalette } from "./color.js";
 import type { PrintOptions } from "./printer.js";
+import { createProgressView } from "./progress-view.js";
 import { countEvent, countFor, createTally, type RunTally } from "./tally.js";
 import { formatWaitingLine, shouldReportWaiting } from "./waiting-line.js";
 
@@ -27,7 +29,12 @@ const SUMMARY_LINES: Record<Actuation | "Wait", (t: RunTally) => string> = {
 };
 
 export async function printEvents(events: AsyncIterable<EngineEvent>, opts: PrintOptions): Promise<RunStats> {
-  const out = (line: string): void => void opts.stdout.write(line + "\n");
+  // In a terminal, waits show a live view on stderr; kpt's lines are written above it.
+  const view = opts.progress && createProgressView({ out: opts.stderr, ...opts.progress, paint: createPalette(true) });
+  const out = (line: string): void => {
+    if (view) view.above(() => opts.stdout.write(line + "\n"));
+    else opts.stdout.write(line + "\n");
+  };
   const tally = createTally();
   const planned: Record<Actuation, number> = { Apply: 0, Prune: 0, Delete: 0 };
   const groupsSeen = new Set<GroupEvent["action"]>();
@@ -44,14 +51,24 @@ export async function printEvents(events: AsyncIterable<EngineEvent>, opts: Prin
   };
 
   const reportWaiting = (e: WaitingEvent): void => {
+    if (view) return; // the live view shows it
     if (waiting?.wave !== e.wave) waiting = { wave: e.wave };
     if (e.pending.length === 0 || !shouldReportWaiting(waiting.lastReportedMs, e.elapsedMs)) return;
     waiting.lastReportedMs = e.elapsedMs;
     opts.stderr.write(formatWaitingLine(e, waitGoal) + "\n");
   };
 
-  for await (const e of events) {
-    countEvent(tally, e);
+  try {
+    for await (const e of events) {
+      countEvent(tally, e);
+      handle(e);
+      view?.update(e);
+    }
+  } finally {
+    view?.close();
+  }
+
+  function handle(e: EngineEvent): void {
     switch (e.type) {
       case "init":
         command = e.command;

@@ -19,6 +19,11 @@ export interface PrintOptions {
   tty: boolean;
   /** Also print kstatus changes (`<id> is <Status>: <message>`); the table always shows them. */
   showStatusEvents: boolean;
+  /**
+   * Set when stderr is a terminal that may show the live wait view (see progress-view.ts): its
+   * size. The events output then draws the view under its lines instead of "waiting for" notes.
+   */
+  progress?: { columns: number; rows: number };
   /** Clock for JSON timestamps and table ages; the real time by default. */
   now?: () => Date;
 }

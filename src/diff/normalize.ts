@@ -1,0 +1,50 @@
+// What a diff leaves out: fields the server maintains (managedFields, resourceVersion,
+// generation, uid, creationTimestamp, status) and the last-applied-configuration annotation,
+// which repeats the whole object (and a Secret's values in plain text). Pure.
+
+import type { KubeObject } from "../object/types.js";
+
+export const LAST_APPLIED_ANNOTATION = "kubectl.kubernetes.io/last-applied-configuration";
+
+const SERVER_METADATA = ["managedFields", "resourceVersion", "generation", "uid", "creationTimestamp", "selfLink"] as const;
+
+/** A copy without the server's bookkeeping; the input is not changed. */
+export function normalizeForDiff(obj: KubeObject): KubeObject {
+  const { status: _status, ...rest } = structuredClone(obj);
+  const metadata = { ...rest.metadata };
+  for (const key of SERVER_METADATA) delete metadata[key];
+  if (metadata.annotations) {
+    const { [LAST_APPLIED_ANNOTATION]: _lastApplied, ...annotations } = metadata.annotations;
+    if (Object.keys(annotations).length) metadata.annotations = annotations;
+    else delete metadata.annotations;
+  }
+  // Lists come back without apiVersion/kind, which the client puts first; a dry run's answer has
+  // them in the server's order. One order for both keeps such noise out of the diff.
+  const { apiVersion, kind, metadata: _m, ...body } = rest;
+  return { apiVersion, kind, metadata: orderKeys(metadata, METADATA_ORDER), ...body } as KubeObject;
+}
+
+const METADATA_ORDER = ["name", "generateName", "namespace", "labels", "annotations"];
+
+function orderKeys<T extends Record<string, unknown>>(obj: T, first: readonly string[]): T {
+  const out: Record<string, unknown> = {};
+  for (const k of first) if (k in obj) out[k] = obj[k];
+  for (const [k, v] of Object.entries(obj)) if (!(k in out)) out[k] = v;
+  return out as T;
+}
+
+/** Deep equality of JSON values; the order of object keys does not matter, the order of list items does. */
+export function jsonEqual(a: unknown, b: unknown): boolean {
+  if (a === b) return true;
+  if (typeof a !== "object" || typeof b !== "object" || a === null || b === null) return false;
+  if (Array.isArray(a) !== Array.isArray(b)) return false;
+  if (Array.isArray(a)) {
+    const bb = b as unknown[];
+    return a.length === bb.length && a.every((v, i) => jsonEqual(v, bb[i]));
+  }
+  const ao = a as Record<string, unknown>;
+  const bo = b as Record<string, unknown>;
+  const keys = Object.keys(ao).filter((k) => ao[k] !== undefined);
+  if (keys.length !== Object.keys(bo).filter((k) => bo[k] !== undefined).length) return false;
+  return keys.every((k) => k in bo && jsonEqual(ao[k], bo[k]));
+}

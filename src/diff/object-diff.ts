@@ -1,0 +1,31 @@
+// One change as a unified diff of YAML: the object as it stands against the object as apply
+// would leave it (`/dev/null` for the side that does not exist). Pure; printers colour it.
+
+import { stringify } from "yaml";
+import { formatGroupKind, type ObjRef } from "../object/ref.js";
+import type { KubeObject } from "../object/types.js";
+import type { Change } from "./change-set.js";
+import { diffLines, formatHunks, unifiedHunks } from "./line-diff.js";
+
+export function objectYamlLines(obj: KubeObject | undefined): string[] {
+  if (!obj) return [];
+  return stringify(obj, { lineWidth: 0 }).replace(/\n$/, "").split("\n");
+}
+
+/** `wp/deployment.apps/wordpress`, `namespace/wp`: the object's path in diff headers. */
+export function diffPath(ref: ObjRef): string {
+  const id = `${formatGroupKind(ref)}/${ref.name}`;
+  return ref.namespace ? `${ref.namespace}/${id}` : id;
+}
+
+/**
+ * `--- wp/configmap/cfg (live)`, `+++ wp/configmap/cfg (after apply)`, then the hunks. No lines
+ * for a change apply will not make (noop, skipped, failing dry run).
+ */
+export function formatChangeDiff(c: Change, context = 3): string[] {
+  if (c.operation === "noop" || c.skip || c.error || (!c.before && !c.after)) return [];
+  const hunks = unifiedHunks(diffLines(objectYamlLines(c.before), objectYamlLines(c.after)), context);
+  if (hunks.length === 0) return [];
+  const path = diffPath(c.ref);
+  return [c.before ? `--- ${path} (live)` : "--- /dev/null", c.after ? `+++ ${path} (after apply)` : "+++ /dev/null", ...formatHunks(hunks)];
+}

@@ -1,0 +1,45 @@
+// The change set as kapp shows it: one row per object (namespace, name, kind, operation, and
+// why apply will leave it alone or fail), then a line of counts. Shared by `live diff` and the
+// confirmation before apply/destroy deletes anything. Pure: changes in, lines out.
+
+import type { ChalkInstance } from "chalk";
+import type { Change, ChangeSummary } from "../diff/change-set.js";
+
+const HEADERS = ["Namespace", "Name", "Kind", "Op", "Note"] as const;
+
+function noteOf(c: Change): string {
+  if (c.error) return `error: ${c.error}`;
+  if (c.skip) return `skip: ${c.skip}`;
+  return c.note ?? "";
+}
+
+function paintOp(c: Change, text: string, paint: ChalkInstance): string {
+  if (c.error) return paint.red(text);
+  if (c.skip || c.operation === "noop") return paint.dim(text);
+  return c.operation === "create" ? paint.green(text) : c.operation === "delete" ? paint.red(text) : paint.yellow(text);
+}
+
+export function formatChangeTable(changes: readonly Change[], paint: ChalkInstance): string[] {
+  const rows = changes.map((c) => [c.ref.namespace || "(cluster)", c.ref.name, c.ref.kind, c.operation, noteOf(c)] as const);
+  const widths = HEADERS.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
+  const line = (cells: readonly string[], render: (cell: string, i: number) => string) =>
+    cells
+      .map((cell, i) => render(i === cells.length - 1 ? cell : cell.padEnd(widths[i]!), i))
+      .join("  ")
+      .trimEnd();
+  return [
+    line(HEADERS, (cell) => paint.bold(cell)),
+    ...rows.map((r, n) => {
+      const c = changes[n]!;
+      return line(r, (cell, i) => (i === 3 ? paintOp(c, cell, paint) : i === 4 && (c.error || c.skip) ? (c.error ? paint.red(cell) : paint.yellow(cell)) : cell));
+    }),
+  ];
+}
+
+/** `Op: 1 create, 2 update, 1 delete, 6 noop, 1 skipped, 0 errors` (only the non-zero skipped/errors). */
+export function formatChangeCounts(s: ChangeSummary): string {
+  const parts = [`${s.create} create`, `${s.update} update`, `${s.delete} delete`, `${s.noop} noop`];
+  if (s.skipped) parts.push(`${s.skipped} skipped`);
+  if (s.errors) parts.push(`${s.errors} ${s.errors === 1 ? "error" : "errors"}`);
+  return `Op: ${parts.join(", ")}`;
+}

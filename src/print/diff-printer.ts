@@ -1,0 +1,63 @@
+// `live diff`'s output. Text: the inventory line, kapp's change table, the counts, then a
+// coloured unified diff per change. JSON: the same change set as one document, for CI.
+// Secret values are already masked in the change set; nothing here can reveal them.
+
+import type { ChalkInstance } from "chalk";
+import { summarizeChanges, type ChangeSet } from "../diff/change-set.js";
+import { formatChangeDiff } from "../diff/object-diff.js";
+import { createPalette } from "./color.js";
+import { formatChangeCounts, formatChangeTable } from "./change-table.js";
+
+export type DiffOutput = "text" | "json";
+
+export interface DiffPrintOptions {
+  output: DiffOutput;
+  stdout: NodeJS.WritableStream;
+  color: boolean;
+}
+
+export function printChangeSet(cs: ChangeSet, opts: DiffPrintOptions): void {
+  opts.stdout.write(opts.output === "json" ? `${JSON.stringify(changeSetJson(cs), null, 2)}\n` : formatChangeSetText(cs, createPalette(opts.color)).map((l) => `${l}\n`).join(""));
+}
+
+export function formatChangeSetText(cs: ChangeSet, paint: ChalkInstance): string[] {
+  const inv = `${cs.inventory.namespace}/${cs.inventory.name}`;
+  const lines = [`Inventory: ResourceGroup ${inv} (${cs.inventory.exists ? "in the cluster" : "not in the cluster yet: apply creates it"})`, ""];
+  if (cs.changes.length === 0) return [...lines, "No objects in the package or its inventory."];
+  lines.push(...formatChangeTable(cs.changes, paint), "", formatChangeCounts(summarizeChanges(cs)));
+  for (const c of cs.changes) {
+    const diff = formatChangeDiff(c);
+    if (diff.length) lines.push("", ...diff.map((l) => colourDiffLine(l, paint)));
+  }
+  return lines;
+}
+
+function colourDiffLine(line: string, paint: ChalkInstance): string {
+  if (line.startsWith("--- ") || line.startsWith("+++ ")) return paint.bold(line);
+  if (line.startsWith("@@")) return paint.cyan(line);
+  if (line.startsWith("-")) return paint.red(line);
+  if (line.startsWith("+")) return paint.green(line);
+  return line;
+}
+
+/** The JSON document: counts, then each object with its operation and its diff as unified-diff text. */
+export function changeSetJson(cs: ChangeSet): unknown {
+  return {
+    inventory: cs.inventory,
+    summary: summarizeChanges(cs),
+    changes: cs.changes.map((c) => {
+      const diff = formatChangeDiff(c);
+      return {
+        group: c.ref.group,
+        kind: c.ref.kind,
+        namespace: c.ref.namespace,
+        name: c.ref.name,
+        operation: c.operation,
+        ...(c.skip ? { skip: c.skip } : {}),
+        ...(c.error ? { error: c.error } : {}),
+        ...(c.note ? { note: c.note } : {}),
+        ...(diff.length ? { diff: diff.join("\n") + "\n" } : {}),
+      };
+    }),
+  };
+}

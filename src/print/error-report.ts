@@ -1,0 +1,81 @@
+// How an error that ends a command is told: `error: <what failed>`, then one line saying what
+// to do, and the detail (the server's words, the stack) only with -v. Pure: error in, lines out.
+
+import { ApiError } from "../cluster/api-error.js";
+import { EXIT, KptTsError } from "../errors.js";
+
+/** `User "bob" cannot create resource "configmaps" in API group "" in the namespace "app"`, as the API server words a 403. */
+const FORBIDDEN = /User "([^"]*)" cannot (\w+) resource "([^"]*)" in API group "([^"]*)"(?: in the namespace "([^"]*)")?/;
+const WEBHOOK = /admission webhook "([^"]+)" denied the request/;
+
+/** What to do about an API error; undefined when there is nothing useful to say. */
+export function apiErrorHint(err: ApiError): string | undefined {
+  const webhook = WEBHOOK.exec(err.message);
+  if (webhook) return `the admission webhook ${webhook[1]} refused it: change the object to satisfy its policy, or ask the webhook's owner`;
+  switch (err.status) {
+    case 401:
+      return "the cluster did not accept your credentials: log in again, or check the user of your kubeconfig context";
+    case 403: {
+      const m = FORBIDDEN.exec(err.message);
+      if (!m) return "your user lacks the RBAC permission for this: ask a cluster administrator for it, or use a context that has it (--context)";
+      const [, user, verb, resource, group, namespace] = m;
+      const what = `${verb} ${group ? `${resource}.${group}` : resource}${namespace ? ` in namespace ${namespace}` : " (cluster-wide)"}`;
+      return `user "${user}" may not ${what}: ask a cluster administrator for that RBAC permission, or use a context that has it (--context)`;
+    }
+    case 404:
+      return /does not serve/.test(err.message) ? "install the kind's CustomResourceDefinition first, or add it to the package" : undefined;
+    case 409:
+      return "someone else changed it meanwhile: run the command again";
+    case 422:
+      return "the server rejected the object as invalid: fix it in the package";
+    case 429:
+    case 500:
+    case 502:
+    case 503:
+    case 504:
+      return "the API server is overloaded or failing: try again, and check its health if this persists";
+    default:
+      return undefined;
+  }
+}
+
+function causeOf(err: KptTsError): unknown {
+  return (err as { cause?: unknown }).cause;
+}
+
+export function formatError(err: unknown, verbose: boolean): string[] {
+  if (err instanceof KptTsError) {
+    // A failed run's objects were already reported by the printer; nothing to add but the code.
+    if (err.exitCode === EXIT.result) return [];
+    const lines = [`error: ${err.message}`];
+    const cause = causeOf(err);
+    const detail = err.detail?.split("\n") ?? [];
+    if (cause === undefined) {
+      // Without a cause, the detail is advice written for this error: its first line always shows.
+      lines.push(...(verbose ? detail : detail.slice(0, 1)));
+      return lines;
+    }
+    const hint = cause instanceof ApiError ? apiErrorHint(cause) : undefined;
+    if (hint) lines.push(hint);
+    if (verbose) lines.push(...(detail.length ? detail : causeDetail(cause)));
+    return lines;
+  }
+  if (err instanceof ApiError) {
+    const lines = [`error: ${err.message}`];
+    const hint = apiErrorHint(err);
+    if (hint) lines.push(hint);
+    if (verbose) lines.push(`(HTTP ${err.status} ${err.reason})`, ...(err.stack ? [err.stack] : []));
+    return lines;
+  }
+  const e = err as Error;
+  const lines = [`error: ${e?.message ?? String(err)}`];
+  if (verbose && e?.stack) lines.push(e.stack);
+  else lines.push("(this looks like a bug in kpt-ts; run again with -v for the stack trace and report it)");
+  return lines;
+}
+
+function causeDetail(cause: unknown): string[] {
+  if (cause instanceof ApiError) return [`caused by: HTTP ${cause.status} ${cause.reason}: ${cause.message}`];
+  if (cause instanceof Error) return [`caused by: ${(cause as NodeJS.ErrnoException).code ?? cause.name}: ${cause.message}`];
+  return [];
+}

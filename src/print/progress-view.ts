@@ -1,0 +1,214 @@
+// The live view of a wait in a terminal: a spinner, how many objects are still pending and for
+// how long (against the timeout), counts per status, and the pending objects with what they wait
+// for. Drawn on stderr under the event lines and redrawn in place; event lines are written above
+// it (the view is erased, the line written, the view drawn again), and it is erased when the
+// wait ends, so the terminal keeps exactly kpt's lines. Folding events and rendering are pure.
+
+import type { ChalkInstance } from "chalk";
+import type { EngineEvent, KStatus, WaitStatus } from "../events.js";
+import { formatRef, refKey, type ObjRef } from "../object/ref.js";
+import { resolveColor } from "./color.js";
+import { formatDuration, formatElapsed } from "./waiting-line.js";
+
+export const SPINNER = ["⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "⠧", "⠇", "⠏"];
+/** A wait shorter than this never shows the view (no flash for objects that are ready at once). */
+export const PROGRESS_DELAY_MS = 400;
+export const PROGRESS_REDRAW_MS = 100;
+const ERASE_PREVIOUS_LINE = "\x1b[1A\x1b[2K";
+
+/** The view is for people: only in a terminal, only for the events output, never with NO_COLOR / --no-color. */
+export function wantsProgressView(o: { output: string; stderrIsTTY: boolean; env: Record<string, string | undefined>; colorFlag?: boolean }): boolean {
+  return o.output === "events" && o.stderrIsTTY && resolveColor({ flag: o.colorFlag, env: o.env, isTTY: o.stderrIsTTY });
+}
+
+interface TrackedObject {
+  ref: ObjRef;
+  status?: KStatus;
+  message: string;
+  outcome: WaitStatus;
+}
+
+export interface ProgressState {
+  active: boolean;
+  goal: "reconcile" | "delete";
+  /** When the wait started, on the printer's clock. */
+  startedMs: number;
+  /** The engine's own count of the wait's objects, once a `waiting` event said it. */
+  total: number;
+  timeoutMs?: number;
+  objects: Map<string, TrackedObject>;
+}
+
+export function createProgressState(): ProgressState {
+  return { active: false, goal: "reconcile", startedMs: 0, total: 0, objects: new Map() };
+}
+
+/** Folds one engine event into the view's state. */
+export function updateProgress(s: ProgressState, e: EngineEvent, nowMs: number): void {
+  switch (e.type) {
+    case "group":
+      if (e.status === "Started" && (e.action === "Apply" || e.action === "Prune" || e.action === "Delete")) s.goal = e.action === "Apply" ? "reconcile" : "delete";
+      if (e.action === "Wait") {
+        s.active = e.status === "Started";
+        s.objects.clear();
+        s.total = 0;
+        s.timeoutMs = undefined;
+        s.startedMs = nowMs;
+      }
+      return;
+    case "wait": {
+      if (!s.active) return;
+      const prev = s.objects.get(refKey(e.ref));
+      s.objects.set(refKey(e.ref), { ref: e.ref, status: prev?.status, message: e.message ?? prev?.message ?? "", outcome: e.status });
+      return;
+    }
+    case "status": {
+      const o = s.objects.get(refKey(e.ref));
+      if (s.active && o && o.outcome === "Pending") {
+        o.status = e.status;
+        if (e.message) o.message = e.message;
+      }
+      return;
+    }
+    case "waiting":
+      if (!s.active) return;
+      s.total = e.total;
+      s.startedMs = nowMs - e.elapsedMs;
+      s.timeoutMs = e.timeoutMs;
+      for (const p of e.pending) {
+        const o = s.objects.get(refKey(p.ref));
+        if (!o || o.outcome === "Pending") s.objects.set(refKey(p.ref), { ref: p.ref, status: p.status, message: p.message, outcome: "Pending" });
+      }
+      return;
+    default:
+      return;
+  }
+}
+
+export function pendingObjects(s: ProgressState): TrackedObject[] {
+  return [...s.objects.values()].filter((o) => o.outcome === "Pending");
+}
+
+/** The label an object is counted under: its status while pending, else how its wait ended. */
+function countLabel(o: TrackedObject, goal: ProgressState["goal"]): string {
+  if (o.outcome === "Pending") return o.status ?? "Unknown";
+  if (o.outcome === "Successful") return goal === "reconcile" ? "Current" : "Deleted";
+  return o.outcome;
+}
+
+const LABEL_ORDER = ["Current", "Deleted", "InProgress", "Terminating", "Unknown", "NotFound", "Failed", "Timeout", "Skipped"];
+
+export interface RenderOptions {
+  nowMs: number;
+  /** Terminal width: lines are cut to it, so the view never wraps (and erases cleanly). */
+  columns: number;
+  /** Pending objects listed at most. */
+  maxObjects: number;
+  frame: number;
+  paint: ChalkInstance;
+}
+
+/** The view's lines; none when nothing is pending. */
+export function renderProgress(s: ProgressState, o: RenderOptions): string[] {
+  const pending = pendingObjects(s);
+  if (!s.active || pending.length === 0) return [];
+  const total = Math.max(s.total, s.objects.size);
+  const what = s.goal === "reconcile" ? "to reconcile" : "to be deleted";
+  const elapsed = formatElapsed(o.nowMs - s.startedMs);
+  const timing = s.timeoutMs !== undefined ? `${elapsed} elapsed, timeout ${formatDuration(s.timeoutMs)}` : `${elapsed} elapsed`;
+  const spinner = SPINNER[o.frame % SPINNER.length]!;
+  const counts = new Map<string, number>();
+  for (const obj of s.objects.values()) counts.set(countLabel(obj, s.goal), (counts.get(countLabel(obj, s.goal)) ?? 0) + 1);
+  const labels = [...counts.keys()].sort((a, b) => rank(a) - rank(b));
+  const cut = (text: string) => (text.length >= o.columns ? `${text.slice(0, Math.max(0, o.columns - 2))}…` : text);
+  const lines = [
+    o.paint.cyan(cut(`${spinner} waiting for ${pending.length} of ${total} resource(s) ${what} (${timing})`)),
+    o.paint.dim(cut(`  ${labels.map((l) => `${l}: ${counts.get(l)}`).join("  ")}`)),
+  ];
+  const shown = pending.slice(0, o.maxObjects);
+  const idWidth = Math.max(...shown.map((p) => formatRef(p.ref).length));
+  const statusWidth = Math.max(...shown.map((p) => (p.status ?? "Unknown").length));
+  for (const p of shown) lines.push(cut(`  ${formatRef(p.ref).padEnd(idWidth)}  ${(p.status ?? "Unknown").padEnd(statusWidth)}  ${p.message}`.trimEnd()));
+  if (pending.length > shown.length) lines.push(cut(`  ... and ${pending.length - shown.length} more`));
+  return lines;
+}
+
+function rank(label: string): number {
+  const i = LABEL_ORDER.indexOf(label);
+  return i < 0 ? LABEL_ORDER.length : i;
+}
+
+export interface ProgressView {
+  /** Writes a line-producing action above the view (erase, act, redraw). */
+  above(write: () => void): void;
+  update(e: EngineEvent): void;
+  /** Erases the view for good and stops redrawing. */
+  close(): void;
+}
+
+export interface ProgressViewOptions {
+  out: NodeJS.WritableStream;
+  columns: number;
+  rows: number;
+  paint: ChalkInstance;
+  now?: () => number;
+  /** Redraw period; tests pass 0 to redraw only on events. */
+  intervalMs?: number;
+}
+
+export function createProgressView(opts: ProgressViewOptions): ProgressView {
+  const now = opts.now ?? Date.now;
+  const state = createProgressState();
+  let drawn = 0;
+  let frame = 0;
+  let shownSince: number | undefined;
+  let timer: ReturnType<typeof setInterval> | undefined;
+
+  const erase = () => {
+    if (drawn) opts.out.write(ERASE_PREVIOUS_LINE.repeat(drawn) + "\r");
+    drawn = 0;
+  };
+  const draw = () => {
+    if (shownSince === undefined || now() - shownSince < PROGRESS_DELAY_MS) return;
+    const lines = renderProgress(state, { nowMs: now(), columns: Math.max(20, opts.columns), maxObjects: Math.max(1, Math.min(8, opts.rows - 6)), frame: frame++, paint: opts.paint });
+    if (lines.length) opts.out.write(lines.map((l) => `${l}\n`).join(""));
+    drawn = lines.length;
+  };
+  const redraw = () => {
+    erase();
+    draw();
+  };
+  const stopTimer = () => {
+    if (timer) clearInterval(timer);
+    timer = undefined;
+  };
+
+  return {
+    above(write) {
+      erase();
+      write();
+      draw();
+    },
+    update(e) {
+      updateProgress(state, e, now());
+      const waiting = state.active && pendingObjects(state).length > 0;
+      if (waiting && shownSince === undefined) {
+        shownSince = now();
+        if (opts.intervalMs !== 0) {
+          timer = setInterval(redraw, opts.intervalMs ?? PROGRESS_REDRAW_MS);
+          timer.unref?.();
+        }
+      } else if (!waiting && shownSince !== undefined) {
+        shownSince = undefined;
+        stopTimer();
+        erase();
+      }
+      if (opts.intervalMs === 0) redraw();
+    },
+    close() {
+      stopTimer();
+      erase();
+      shownSince = undefined;
+    },
+  };
+}
