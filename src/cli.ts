@@ -3,7 +3,7 @@
 // This file is the only place that ends the process: errors become exit codes here.
 
 import { readFileSync } from "node:fs";
-import { Command, CommanderError, Option } from "commander";
+import { Argument, Command, CommanderError, Option } from "commander";
 import { EXIT, exitCodeFor, UsageError, type ExitCode } from "./errors.js";
 import { formatError } from "./print/error-report.js";
 import type { GlobalFlags } from "./commands/flags.js";
@@ -221,6 +221,18 @@ live
     }),
   );
 
+program
+  .command("completion")
+  .description("Print a shell completion script (bash: `source <(kpt-ts completion bash)`; zsh: `source <(kpt-ts completion zsh)`)")
+  .addArgument(new Argument("<shell>", "bash or zsh").choices(["bash", "zsh"]))
+  .exitOverride()
+  .action((shell: string) =>
+    run(async () => {
+      const { printCompletion } = await import("./commands/completion.js");
+      printCompletion(shell, program, io);
+    }),
+  );
+
 // A closed pipe (`kpt-ts ... | head`) means nobody reads any more: the run goes on (stopping an
 // apply half way is worse), its output is dropped.
 for (const stream of [process.stdout, process.stderr]) {
@@ -232,8 +244,8 @@ for (const stream of [process.stdout, process.stderr]) {
 
 process.on("SIGINT", () => {
   if (abort.signal.aborted) process.exit(EXIT.cancelled); // second Ctrl-C: now
+  abort.abort(); // first, so a live progress view erases itself before the note below
   process.stderr.write("\ninterrupted: finishing the objects in flight and saving the inventory (Ctrl-C again to quit now)\n");
-  abort.abort();
 });
 
 try {

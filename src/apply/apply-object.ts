@@ -10,6 +10,7 @@ import { refOf } from "../object/ref.js";
 import type { KubeObject, SourcePos } from "../object/types.js";
 import type { LiveCache } from "../status/live-cache.js";
 import type { PatchSchema } from "./csa/patch-schema.js";
+import { deepEqualJson, type JsonValue } from "./csa/json-value.js";
 import { planClientSideApply } from "./csa/plan-csa.js";
 import { isSsaNoop } from "./ssa-noop.js";
 
@@ -45,6 +46,16 @@ function describeApiError(err: unknown, verb: string, obj: KubeObject, source?: 
   return `error when ${verb}${where}: ${(err as Error).message}`;
 }
 
+/** Equal apart from bookkeeping the server changes on every write. */
+function sameContent(a: KubeObject, b: KubeObject | undefined): boolean {
+  if (!b) return false;
+  const strip = (o: KubeObject) => {
+    const { managedFields: _m, resourceVersion: _r, generation: _g, ...metadata } = o.metadata;
+    return { ...o, metadata } as unknown as JsonValue;
+  };
+  return deepEqualJson(strip(a), strip(b));
+}
+
 export async function applyObject(ctx: ApplyObjectContext, desired: KubeObject, source?: SourcePos): Promise<ApplyObjectResult> {
   const ref = refOf(desired);
   let live = ctx.cache.get(ref);
@@ -58,7 +69,9 @@ export async function applyObject(ctx: ApplyObjectContext, desired: KubeObject, 
       if (live && isSsaNoop(desired, live, ctx.fieldManager)) return { status: "Successful", operation: "unchanged", object: live };
       if (ctx.dryRun === "client") return { status: "Successful", operation: live ? "configured" : "created" };
       const result = await ctx.cluster.apply(desired, { fieldManager: ctx.fieldManager, force: ctx.forceConflicts, dryRun });
-      const operation: ApplyOperation = !live ? "created" : result.metadata.resourceVersion === live.metadata.resourceVersion ? "unchanged" : "configured";
+      // A dry run never bumps resourceVersion, so there the objects themselves are compared.
+      const same = dryRun ? sameContent(result, live) : result.metadata.resourceVersion === live?.metadata.resourceVersion;
+      const operation: ApplyOperation = !live ? "created" : same ? "unchanged" : "configured";
       return { status: "Successful", operation, object: result };
     }
     const schema = await ctx.schemaFor(desired);

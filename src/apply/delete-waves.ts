@@ -57,6 +57,11 @@ export async function runDeleteWaves(ctx: DeleteWavesContext, waves: ObjRef[][])
         const emit = (status: "Successful" | "Skipped" | "Failed", error?: string) => recorder.emit({ type: ctx.action, ref, status, ...(error ? { error } : {}) });
         const live = cache.get(ref);
         if (!live) {
+          const unreadable = cache.readError(ref);
+          if (unreadable) {
+            notDeleted.push(ref);
+            return emit("Failed", `cannot read it, so it is neither deleted nor forgotten: ${unreadable}`);
+          }
           emit("Successful"); // already gone
           return;
         }

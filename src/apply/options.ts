@@ -3,6 +3,17 @@
 import type { PropagationPolicy } from "../cluster/types.js";
 import type { DryRunStrategy } from "../events.js";
 import type { InventoryPolicy } from "../inventory/policy.js";
+import type { ObjRef } from "../object/ref.js";
+import type { KubeObject } from "../object/types.js";
+import type { PruneDecision } from "../prune/prune-filters.js";
+
+/** What a run is about to do, known before its first write. */
+export interface RunPlan {
+  command: "apply" | "destroy";
+  objects: { ref: ObjRef; action: "Apply" | "Prune" | "Delete" }[];
+  /** Every object the run would delete, with kpt's decision (deleted, or kept and why). */
+  deletes: { ref: ObjRef; live: KubeObject; decision: PruneDecision; blockedBy?: string }[];
+}
 
 export interface EngineOptions {
   dryRun?: DryRunStrategy;
@@ -22,10 +33,15 @@ export interface EngineOptions {
   /** Poll period where the server refuses watches. */
   pollPeriodMs?: number;
   signal?: AbortSignal;
+  /**
+   * Awaited once the plan is known, before the first write (never in dry-run); throwing stops
+   * the run with nothing changed. The CLI asks the user here before deleting anything.
+   */
+  confirm?: (plan: RunPlan) => Promise<void>;
 }
 
-export type ResolvedOptions = Required<Omit<EngineOptions, "reconcileTimeoutMs" | "pruneTimeoutMs" | "signal">> &
-  Pick<EngineOptions, "reconcileTimeoutMs" | "pruneTimeoutMs" | "signal">;
+export type ResolvedOptions = Required<Omit<EngineOptions, "reconcileTimeoutMs" | "pruneTimeoutMs" | "signal" | "confirm">> &
+  Pick<EngineOptions, "reconcileTimeoutMs" | "pruneTimeoutMs" | "signal" | "confirm">;
 
 export const DEFAULT_CONCURRENCY = 16;
 
@@ -44,5 +60,6 @@ export function resolveOptions(o: EngineOptions): ResolvedOptions {
     concurrency: Math.max(1, o.concurrency ?? DEFAULT_CONCURRENCY),
     pollPeriodMs: o.pollPeriodMs ?? 2000,
     signal: o.signal,
+    confirm: o.confirm,
   };
 }

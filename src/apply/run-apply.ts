@@ -17,6 +17,7 @@ import { withLastApplied } from "./csa/last-applied.js";
 import { runDeleteWaves } from "./delete-waves.js";
 import { EventChannel } from "./event-channel.js";
 import { orderWaves, reverseWaves } from "./graph.js";
+import { decidePrune } from "../prune/prune-filters.js";
 import { resolveOptions, type EngineOptions, type ResolvedOptions } from "./options.js";
 import { forEachLimited } from "./pool.js";
 import { prepareObjects } from "./prepare-objects.js";
@@ -59,8 +60,9 @@ async function executeApply(pkg: Package, cluster: Cluster, o: ResolvedOptions, 
   const cache = new LiveCache(cluster, { pollPeriodMs: o.pollPeriodMs, signal: o.signal });
   try {
     await cache.follow([...localRefs, ...pruneCandidates]);
-    // Prune candidates that are gone (or whose kind is no longer served) are simply forgotten.
-    const pruneRefs = pruneCandidates.filter((r) => cache.get(r));
+    // Prune candidates that are gone (or whose kind is no longer served) are simply forgotten;
+    // ones we cannot read stay, so the prune reports them and the inventory keeps them.
+    const pruneRefs = pruneCandidates.filter((r) => cache.get(r) || cache.readError(r));
 
     const ordered = orderWaves([...prepared.map((po) => ({ ref: refOf(po.object), object: po.object })), ...pruneRefs.map((ref) => ({ ref }))]);
     if (ordered.issues.length) throw new PackageError(ordered.issues.map((i) => ({ message: i.hint ? `${i.message}\n${i.hint}` : i.message, object: i.objects.map(formatRefNs).join(", ") })));
@@ -69,12 +71,33 @@ async function executeApply(pkg: Package, cluster: Cluster, o: ResolvedOptions, 
     const pruneWaves = reverseWaves(ordered.waves.map((w) => w.filter((r) => pruneSet.has(r))).filter((w) => w.length));
     const dependencies = ordered.dependencies;
 
+    const namespacesInUse = new Set<string>([inventory.namespace, ...prepared.map((po) => po.object.metadata.namespace ?? "").filter(Boolean)]);
+    const dependents = invert(dependencies);
+    const dependentScheduled = (ref: ObjRef) => (dependents.get(refKey(ref)) ?? []).find((d) => localRefs.has(d));
+    const planned = [...applyWaves.flat().map((ref) => ({ ref, action: "Apply" as const })), ...pruneWaves.flat().map((ref) => ({ ref, action: "Prune" as const }))];
+    if (o.confirm && !dry) {
+      await o.confirm({
+        command: "apply",
+        objects: planned,
+        deletes: pruneRefs.filter((ref) => cache.get(ref)).map((ref) => {
+          const live = cache.get(ref)!;
+          const blocking = dependentScheduled(ref);
+          return {
+            ref,
+            live,
+            decision: decidePrune(ref, live, { inventoryId: inventory.id, policy: o.inventoryPolicy, strategy: "Delete", namespacesInUse }),
+            ...(blocking ? { blockedBy: cliUtilsId(blocking) } : {}),
+          };
+        }),
+      });
+    }
+
     emit({
       type: "init",
       command: "apply",
       dryRun: o.dryRun,
       inventory: { name: inventory.name, namespace: inventory.namespace, id: inventory.id },
-      objects: [...applyWaves.flat().map((ref) => ({ ref, action: "Apply" as const })), ...pruneWaves.flat().map((ref) => ({ ref, action: "Prune" as const }))],
+      objects: planned,
     });
 
     // Record every object before applying any, so an interrupted run orphans nothing.
@@ -149,8 +172,6 @@ async function executeApply(pkg: Package, cluster: Cluster, o: ResolvedOptions, 
     }
 
     // Prune: what the inventory lists but the package no longer has, dependents first.
-    const namespacesInUse = new Set<string>([inventory.namespace, ...prepared.map((po) => po.object.metadata.namespace ?? "").filter(Boolean)]);
-    const dependents = invert(dependencies);
     const { abandoned } = o.signal?.aborted
       ? { abandoned: new RefSet() }
       : await runDeleteWaves(
@@ -167,7 +188,7 @@ async function executeApply(pkg: Package, cluster: Cluster, o: ResolvedOptions, 
             concurrency: o.concurrency,
             signal: o.signal,
             namespacesInUse,
-            dependentsScheduledForApply: (ref) => (dependents.get(refKey(ref)) ?? []).find((d) => localRefs.has(d)),
+            dependentsScheduledForApply: dependentScheduled,
             firstWave: waveIndex,
           },
           pruneWaves,

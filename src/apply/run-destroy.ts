@@ -13,6 +13,7 @@ import { LiveCache } from "../status/live-cache.js";
 import { runDeleteWaves } from "./delete-waves.js";
 import { EventChannel } from "./event-channel.js";
 import { orderWaves, reverseWaves } from "./graph.js";
+import { decidePrune } from "../prune/prune-filters.js";
 import { resolveOptions, type EngineOptions, type ResolvedOptions } from "./options.js";
 import { Recorder } from "./recorder.js";
 
@@ -34,7 +35,7 @@ async function executeDestroy(pkg: Package, cluster: Cluster, o: ResolvedOptions
   const cache = new LiveCache(cluster, { pollPeriodMs: o.pollPeriodMs, signal: o.signal });
   try {
     await cache.follow(clusterInv.refs);
-    const existing = clusterInv.refs.filter((r) => cache.get(r));
+    const existing = clusterInv.refs.filter((r) => cache.get(r) || cache.readError(r));
     const ordered = orderWaves(existing.map((ref) => ({ ref, object: cache.get(ref) })));
     // Stale depends-on annotations may name objects that are long gone; they do not order anything here.
     const issues = ordered.issues.filter((i) => i.kind !== "external-dependency");
@@ -49,6 +50,16 @@ async function executeDestroy(pkg: Package, cluster: Cluster, o: ResolvedOptions
         if (!dependents.has(k)) dependents.set(k, []);
         dependents.get(k)!.push(fromRef);
       }
+    }
+    if (o.confirm && !dry) {
+      await o.confirm({
+        command: "destroy",
+        objects: waves.flat().map((ref) => ({ ref, action: "Delete" as const })),
+        deletes: waves.flat().filter((ref) => cache.get(ref)).map((ref) => {
+          const live = cache.get(ref)!;
+          return { ref, live, decision: decidePrune(ref, live, { inventoryId: inventory.id, policy: o.inventoryPolicy, strategy: "Delete" }) };
+        }),
+      });
     }
     emit({
       type: "init",

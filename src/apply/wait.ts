@@ -46,6 +46,8 @@ export async function waitFor(cache: LiveCache, targets: WaitTarget[], opts: Wai
 
   const evaluate = (t: WaitTarget): { result: StatusResult; done?: WaitOutcome } => {
     const live = cache.get(t.ref);
+    const unreadable = !live ? cache.readError(t.ref) : undefined;
+    if (unreadable) return { result: { status: "Unknown", message: `cannot read its status: ${unreadable}` }, done: "Failed" };
     if (opts.desired === "NotFound") {
       if (!live || (t.uid && live.metadata.uid !== t.uid)) return { result: NOT_FOUND, done: "Successful" };
       return { result: statusOfLive(live, now()) };

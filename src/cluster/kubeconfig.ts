@@ -62,7 +62,7 @@ function readRaw(file: string, required: boolean): RawConfig | undefined {
   } catch (err) {
     if (!required && (err as NodeJS.ErrnoException).code === "ENOENT") return undefined;
     throw new ClusterError(`cannot read kubeconfig ${file}: ${(err as Error).message}`, {
-      detail: "Point --kubeconfig or KUBECONFIG at your cluster's kubeconfig, or start the local one with `npm run cluster:up`.",
+      detail: "Point --kubeconfig or KUBECONFIG at your cluster's kubeconfig.",
     });
   }
   let doc: any;

@@ -158,7 +158,7 @@ function readBody(res: IncomingMessage): Promise<string> {
 export function connectionError(err: Error, server: string): ClusterError {
   const code = (err as NodeJS.ErrnoException).code ?? "";
   const hints: Record<string, string> = {
-    ECONNREFUSED: "nothing listens there: is the cluster running? (the local one: `npm run cluster:up`)",
+    ECONNREFUSED: "nothing listens there: is the cluster running, and is this the right server in your kubeconfig?",
     ENOTFOUND: "the host name does not resolve: check the server address in your kubeconfig",
     ETIMEDOUT: "the connection timed out: check the network path to the cluster",
     DEPTH_ZERO_SELF_SIGNED_CERT: "the server's certificate is not trusted: check certificate-authority in your kubeconfig",

@@ -7,7 +7,7 @@ import { readPackage } from "../object/read-package.js";
 import { printRun } from "../print/printer.js";
 import { wantsProgressView } from "../print/progress-view.js";
 import { durationFlag, inventoryPolicyFlag, outputFlag, parseFlag, positiveIntFlag, propagationFlag, statusPolicyFlag, type GlobalFlags } from "./flags.js";
-import { confirmDeletes } from "./confirm-deletes.js";
+import { confirmHook } from "./confirm-deletes.js";
 import { colorFor, packageText, type CommandIO } from "./io.js";
 import { openCluster } from "./open-cluster.js";
 
@@ -51,8 +51,7 @@ export async function liveApply(pkgPath: string, f: ApplyFlags, io: CommandIO): 
   const cluster = openCluster(f, { maxSockets: (options.concurrency ?? 16) + 32 });
   try {
     const color = colorFor(io, f);
-    await confirmDeletes(pkg, cluster, { command: "apply", yes: Boolean(f.yes), dryRun: options.dryRun !== "none", output, inventoryPolicy: options.inventoryPolicy, color }, io);
-    const stats = await printRun(runApply(pkg, cluster, options), {
+    const stats = await printRun(runApply(pkg, cluster, { ...options, confirm: confirmHook(pkg, { command: "apply", yes: Boolean(f.yes), dryRun: options.dryRun !== "none", output, color }, io) }), {
       output,
       stdout: io.stdout,
       stderr: io.stderr,
@@ -60,7 +59,7 @@ export async function liveApply(pkgPath: string, f: ApplyFlags, io: CommandIO): 
       tty: Boolean(io.stdout.isTTY),
       showStatusEvents: Boolean(f.showStatusEvents),
       ...(wantsProgressView({ output, stderrIsTTY: Boolean(io.stderr.isTTY), env: io.env, colorFlag: f.color === false ? false : undefined })
-        ? { progress: { columns: io.stderr.columns ?? 80, rows: io.stderr.rows ?? 24 } }
+        ? { progress: { columns: io.stderr.columns ?? 80, rows: io.stderr.rows ?? 24, signal: io.signal } }
         : {}),
     });
     if (statsFailed(stats)) throw new ResultError("some objects failed to apply, prune or reconcile");

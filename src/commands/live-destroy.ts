@@ -7,7 +7,7 @@ import { readPackage } from "../object/read-package.js";
 import { printRun } from "../print/printer.js";
 import { wantsProgressView } from "../print/progress-view.js";
 import { durationFlag, inventoryPolicyFlag, outputFlag, parseFlag, positiveIntFlag, propagationFlag, type GlobalFlags } from "./flags.js";
-import { confirmDeletes } from "./confirm-deletes.js";
+import { confirmHook } from "./confirm-deletes.js";
 import { colorFor, packageText, type CommandIO } from "./io.js";
 import { openCluster } from "./open-cluster.js";
 
@@ -37,8 +37,7 @@ export async function liveDestroy(pkgPath: string, f: DestroyFlags, io: CommandI
   const cluster = openCluster(f, { maxSockets: (options.concurrency ?? 16) + 32 });
   try {
     const color = colorFor(io, f);
-    await confirmDeletes(pkg, cluster, { command: "destroy", yes: Boolean(f.yes), dryRun: options.dryRun !== "none", output, inventoryPolicy: options.inventoryPolicy, color }, io);
-    const stats = await printRun(runDestroy(pkg, cluster, options), {
+    const stats = await printRun(runDestroy(pkg, cluster, { ...options, confirm: confirmHook(pkg, { command: "destroy", yes: Boolean(f.yes), dryRun: options.dryRun !== "none", output, color }, io) }), {
       output,
       stdout: io.stdout,
       stderr: io.stderr,
@@ -46,7 +45,7 @@ export async function liveDestroy(pkgPath: string, f: DestroyFlags, io: CommandI
       tty: Boolean(io.stdout.isTTY),
       showStatusEvents: Boolean(f.showStatusEvents),
       ...(wantsProgressView({ output, stderrIsTTY: Boolean(io.stderr.isTTY), env: io.env, colorFlag: f.color === false ? false : undefined })
-        ? { progress: { columns: io.stderr.columns ?? 80, rows: io.stderr.rows ?? 24 } }
+        ? { progress: { columns: io.stderr.columns ?? 80, rows: io.stderr.rows ?? 24, signal: io.signal } }
         : {}),
     });
     if (statsFailed(stats)) throw new ResultError("some objects failed to be deleted");

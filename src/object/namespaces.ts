@@ -91,7 +91,8 @@ function describeUnknownTypes(unknown: Map<string, SourcePos>): PackageIssue {
   return {
     source: [...unknown.values()][0]!,
     message:
-      `${unknown.size} resource types could not be found in the cluster or as CRDs among the applied resources.\n\n` +
+      // kpt's sentence (scripts match on it), with its plural fixed for one type.
+      `${unknown.size} resource ${unknown.size === 1 ? "type" : "types"} could not be found in the cluster or as CRDs among the applied resources.\n\n` +
       `Resource types:\n${lines.join("\n")}\n\n` +
       `Check apiVersion and kind for typos; for custom resources, install their CustomResourceDefinitions first or add them to this package.`,
   };

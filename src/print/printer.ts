@@ -23,7 +23,7 @@ export interface PrintOptions {
    * Set when stderr is a terminal that may show the live wait view (see progress-view.ts): its
    * size. The events output then draws the view under its lines instead of "waiting for" notes.
    */
-  progress?: { columns: number; rows: number };
+  progress?: { columns: number; rows: number; signal?: AbortSignal };
   /** Clock for JSON timestamps and table ages; the real time by default. */
   now?: () => Date;
 }

@@ -154,6 +154,8 @@ export interface ProgressViewOptions {
   now?: () => number;
   /** Redraw period; tests pass 0 to redraw only on events. */
   intervalMs?: number;
+  /** On abort (Ctrl-C) the view erases itself for good, before anything else is written. */
+  signal?: AbortSignal;
 }
 
 export function createProgressView(opts: ProgressViewOptions): ProgressView {
@@ -163,13 +165,14 @@ export function createProgressView(opts: ProgressViewOptions): ProgressView {
   let frame = 0;
   let shownSince: number | undefined;
   let timer: ReturnType<typeof setInterval> | undefined;
+  let closed = false;
 
   const erase = () => {
     if (drawn) opts.out.write(ERASE_PREVIOUS_LINE.repeat(drawn) + "\r");
     drawn = 0;
   };
   const draw = () => {
-    if (shownSince === undefined || now() - shownSince < PROGRESS_DELAY_MS) return;
+    if (closed || shownSince === undefined || now() - shownSince < PROGRESS_DELAY_MS) return;
     const lines = renderProgress(state, { nowMs: now(), columns: Math.max(20, opts.columns), maxObjects: Math.max(1, Math.min(8, opts.rows - 6)), frame: frame++, paint: opts.paint });
     if (lines.length) opts.out.write(lines.map((l) => `${l}\n`).join(""));
     drawn = lines.length;
@@ -183,6 +186,14 @@ export function createProgressView(opts: ProgressViewOptions): ProgressView {
     timer = undefined;
   };
 
+  const close = () => {
+    closed = true;
+    stopTimer();
+    erase();
+    shownSince = undefined;
+  };
+  opts.signal?.addEventListener("abort", close, { once: true });
+
   return {
     above(write) {
       erase();
@@ -190,6 +201,7 @@ export function createProgressView(opts: ProgressViewOptions): ProgressView {
       draw();
     },
     update(e) {
+      if (closed) return;
       updateProgress(state, e, now());
       const waiting = state.active && pendingObjects(state).length > 0;
       if (waiting && shownSince === undefined) {
@@ -206,9 +218,8 @@ export function createProgressView(opts: ProgressViewOptions): ProgressView {
       if (opts.intervalMs === 0) redraw();
     },
     close() {
-      stopTimer();
-      erase();
-      shownSince = undefined;
+      opts.signal?.removeEventListener("abort", close);
+      close();
     },
   };
 }

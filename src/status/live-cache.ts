@@ -3,6 +3,7 @@
 // with a single CRD does not list every CRD in the cluster). A poll every `pollPeriodMs` takes
 // over only where the server refuses to watch.
 
+import { setMaxListeners } from "node:events";
 import { setTimeout as sleep } from "node:timers/promises";
 import { ApiError } from "../cluster/api-error.js";
 import { WatchExpiredError } from "../cluster/kube-cluster.js";
@@ -25,6 +26,8 @@ interface Collection {
   primed: Map<string, Promise<void>>;
   /** Set when the kind is not served yet (a CRD applied later in the run). */
   unserved: boolean;
+  /** Why the last read failed (e.g. forbidden); cleared by the next successful read. */
+  error?: string;
 }
 
 const PER_NAME_LIMIT = 2;
@@ -63,6 +66,8 @@ export class LiveCache {
     private readonly cluster: Cluster,
     private readonly opts: { pollPeriodMs?: number; signal?: AbortSignal; onError?: (err: unknown) => void } = {},
   ) {
+    // Every list and watch listens on this signal; hundreds at once are expected.
+    setMaxListeners(0, this.abort.signal);
     opts.signal?.addEventListener("abort", () => this.abort.abort(), { once: true });
   }
 
@@ -88,6 +93,14 @@ export class LiveCache {
   /** The last known state; undefined when the object does not exist. */
   get(ref: ObjRef): KubeObject | undefined {
     return this.collections.get(collectionKey(ref.group, ref.kind, ref.namespace))?.objects.get(ref.name);
+  }
+
+  /**
+   * Why the object's state is unknown (its kind could not be read, e.g. forbidden); undefined
+   * when the cache knows it (present or absent). Never treat such an object as gone.
+   */
+  readError(ref: ObjRef): string | undefined {
+    return this.collections.get(collectionKey(ref.group, ref.kind, ref.namespace))?.error;
   }
 
   /** True when the object's kind is not served by the cluster (yet). */
@@ -184,6 +197,7 @@ export class LiveCache {
           }
         }
         rv = list.resourceVersion;
+        c.error = undefined;
         primed();
       } catch (err) {
         if (signal.aborted) return;
@@ -192,6 +206,7 @@ export class LiveCache {
           primed();
           return;
         }
+        c.error = err instanceof Error ? err.message : String(err);
         primed();
         this.opts.onError?.(err);
         await sleep(backoff, undefined, { signal }).catch(() => {});

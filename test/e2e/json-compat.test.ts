@@ -42,7 +42,7 @@ async function replaceResources(dir: string, files: Files): Promise<void> {
 async function runScenario(tool: Tool, prefix: string, steps: Step[]): Promise<{ ns: string; results: StepResult[] }> {
   const ns = await createNamespace(prefix);
   const dir = await writePackage(steps[0]!.files!(ns));
-  const init = await tool(["live", "init", dir]);
+  const init = await tool(["live", "init", "--namespace", ns, dir]);
   if (init.code !== 0) throw new Error(`init failed: ${printed(init)}`);
   const results: StepResult[] = [];
   for (const step of steps) {
@@ -126,6 +126,21 @@ describe.skipIf(!haveKpt)("kpt-ts --output json carries the events of the real k
         { name: "destroy", command: "destroy" },
       ],
       [0, 0, 0],
+    );
+  });
+
+  it("a Namespace removed from the package while an object in it stays: not pruned, the object's apply skipped", async () => {
+    const files = (withNamespace: boolean) => (ns: string): Files => ({
+      "own.yaml": configMap("own", ns),
+      "inside.yaml": configMap("inside", `${ns}-x`),
+      ...(withNamespace ? { "ns.yaml": namespaceObject(`${ns}-x`) } : {}),
+    });
+    await compareScenario(
+      [
+        { name: "apply with the Namespace", command: "apply", files: files(true) },
+        { name: "apply without it", command: "apply", files: files(false) },
+      ],
+      [0, 0],
     );
   });
 

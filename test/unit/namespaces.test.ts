@@ -81,7 +81,7 @@ const cases: Case[] = [
     yaml: `${crd("Widget", "Namespaced", "v1")}---\napiVersion: example.com/v2\nkind: Widget\nmetadata: {name: w}\n`,
     namespaces: ["CustomResourceDefinition/widgets.example.com=", "Widget/w="],
     issues: [
-      "pkg/a.yaml:12: 1 resource types could not be found in the cluster or as CRDs among the applied resources.\n\nResource types:\nexample.com/v2, Kind=Widget (pkg/a.yaml:12)\n\nCheck apiVersion and kind for typos; for custom resources, install their CustomResourceDefinitions first or add them to this package.",
+      "pkg/a.yaml:12: 1 resource type could not be found in the cluster or as CRDs among the applied resources.\n\nResource types:\nexample.com/v2, Kind=Widget (pkg/a.yaml:12)\n\nCheck apiVersion and kind for typos; for custom resources, install their CustomResourceDefinitions first or add them to this package.",
     ],
   },
   {

@@ -1,0 +1,81 @@
+// Shell completion: the scripts generated from the command tree complete subcommands, flags,
+// flag values and package directories, checked by running them in bash (and zsh, when installed).
+import { spawnSync } from "node:child_process";
+import { mkdtemp, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { beforeAll, describe, expect, it } from "vitest";
+import { commandSpecs, type CommandLike } from "../../src/completion/command-spec.js";
+import { bashCompletion, zshCompletion } from "../../src/completion/completion-script.js";
+
+const opt = (flags: string, hidden = false) => {
+  const [short, long] = flags.includes(",") ? flags.split(/,\s*/) : flags.startsWith("--") ? [undefined, flags.split(" ")[0]] : [flags.split(" ")[0], undefined];
+  return { short, long: long?.split(" ")[0], required: flags.includes("<"), hidden };
+};
+const cmd = (name: string, options: ReturnType<typeof opt>[], commands: CommandLike[] = [], args: { name(): string; argChoices?: string[] }[] = []): CommandLike => ({
+  name: () => name,
+  options,
+  commands,
+  registeredArguments: args,
+});
+const arg = (name: string, argChoices?: string[]) => ({ name: () => name, ...(argChoices ? { argChoices } : {}) });
+
+const program = cmd("kpt-ts", [opt("--version")], [
+  cmd("live", [opt("--kubeconfig <path>"), opt("--context <name>")], [
+    cmd("apply", [opt("--dry-run"), opt("--no-dry-run", true), opt("--output <format>"), opt("--inventory-policy <policy>"), opt("-y, --yes")], [], [arg("PKG_PATH")]),
+    cmd("diff", [opt("--output <format>")], [], [arg("PKG_PATH")]),
+  ]),
+  cmd("completion", [], [], [arg("shell", ["bash", "zsh"])]),
+]);
+
+describe("commandSpecs", () => {
+  it("lists each command's subcommands and flags, with the parent command's flags inherited and hidden ones left out", () => {
+    const apply = commandSpecs(program).find((s) => s.path === "live apply")!;
+    expect(apply.flags.flatMap((f) => f.names)).toEqual(["--kubeconfig", "--context", "--dry-run", "--output", "--inventory-policy", "-y", "--yes", "-h", "--help"]);
+    expect(apply.takesPackage).toBe(true);
+    expect(commandSpecs(program).find((s) => s.path === "")!.subcommands).toEqual(["live", "completion"]);
+  });
+});
+
+let dir: string;
+beforeAll(async () => {
+  dir = await mkdtemp(join(tmpdir(), "kpt-ts-completion-"));
+  await writeFile(join(dir, "kpt-ts.bash"), bashCompletion(commandSpecs(program)));
+  await writeFile(join(dir, "_kpt-ts"), zshCompletion(commandSpecs(program)));
+});
+
+const hasShell = (sh: string) => spawnSync("sh", ["-c", `command -v ${sh}`]).status === 0;
+
+describe.skipIf(!hasShell("bash"))("the bash script", () => {
+  const complete = (...words: string[]) => {
+    const script = `source ${JSON.stringify(join(dir, "kpt-ts.bash"))}; cd ${JSON.stringify(dir)}; COMP_WORDS=(${words.map((w) => JSON.stringify(w)).join(" ")}); COMP_CWORD=${words.length - 1}; _kpt_ts; printf '%s\\n' "\${COMPREPLY[@]}"`;
+    const r = spawnSync("bash", ["-c", script], { encoding: "utf8" });
+    expect(r.stderr).toBe("");
+    return r.stdout.split("\n").filter(Boolean);
+  };
+  it.each<[string[], string[]]>([
+    [["kpt-ts", ""], ["live", "completion"]],
+    [["kpt-ts", "live", "a"], ["apply"]],
+    [["kpt-ts", "live", "apply", "--d"], ["--dry-run"]],
+    [["kpt-ts", "live", "apply", "--output", ""], ["events", "table", "json"]],
+    [["kpt-ts", "live", "diff", "--output", ""], ["text", "json"]],
+    [["kpt-ts", "live", "--context", "x", "apply", "--inventory-policy", ""], ["strict", "adopt"]],
+    [["kpt-ts", "completion", ""], ["bash", "zsh"]],
+  ])("%j -> %j", (words, expected) => {
+    expect(complete(...words)).toEqual(expected);
+  });
+
+  it("completes PKG_PATH with directories (and - for standard input)", () => {
+    expect(complete("kpt-ts", "live", "apply", "")).toContain("-");
+  });
+});
+
+describe.skipIf(!hasShell("zsh"))("the zsh script", () => {
+  it("parses, and completes the same words", () => {
+    const file = join(dir, "_kpt-ts");
+    expect(spawnSync("zsh", ["-n", file]).status).toBe(0);
+    const script = `compdef() { :; }; compadd() { [[ "$1" == -- ]] && shift; print -rl -- "$@"; }; _files() { print files; }; _path_files() { print dirs; }
+source ${JSON.stringify(file)}; words=(kpt-ts live diff --output ""); CURRENT=5; _kpt_ts`;
+    expect(spawnSync("zsh", ["-c", script], { encoding: "utf8" }).stdout.split("\n").filter(Boolean)).toEqual(["text", "json"]);
+  });
+});

@@ -1,0 +1,52 @@
+// How a command's fatal error is told: what failed, what to do, and the detail only with -v.
+import { describe, expect, it } from "vitest";
+import { ApiError } from "../../src/cluster/api-error.js";
+import { ClusterError, ResultError, UsageError } from "../../src/errors.js";
+import { apiErrorHint, formatError } from "../../src/print/error-report.js";
+
+const forbidden = new ApiError(403, "Forbidden", 'resourcegroups.kpt.dev "inv" is forbidden: User "bob" cannot get resource "resourcegroups" in API group "kpt.dev" in the namespace "app"');
+
+describe("apiErrorHint", () => {
+  it.each<[string, ApiError, RegExp]>([
+    ["403 names the user, verb, resource and namespace", forbidden, /^user "bob" may not get resourcegroups\.kpt\.dev in namespace app: ask a cluster administrator/],
+    ["403 on a cluster-scoped resource", new ApiError(403, "Forbidden", 'namespaces is forbidden: User "bob" cannot create resource "namespaces" in API group ""'), /may not create namespaces \(cluster-wide\)/],
+    ["401", new ApiError(401, "Unauthorized", "Unauthorized"), /credentials/],
+    ["unknown kind", new ApiError(404, "NotFound", "the cluster does not serve example.com/v1, Kind=Widget: is its CustomResourceDefinition installed?"), /CustomResourceDefinition/],
+    ["webhook denial", new ApiError(400, "BadRequest", 'admission webhook "policy.example.com" denied the request: no latest tags'), /webhook policy\.example\.com refused it/],
+    ["server trouble", new ApiError(503, "ServiceUnavailable", "etcd is down"), /try again/],
+  ])("%s", (_n, err, hint) => {
+    expect(apiErrorHint(err)).toMatch(hint);
+  });
+});
+
+describe("formatError", () => {
+  it("turns an API error that ends the run into what failed and what to do, not a bug report", () => {
+    expect(formatError(forbidden, false)).toEqual([`error: ${forbidden.message}`, expect.stringMatching(/^user "bob" may not get/)]);
+    expect(formatError(forbidden, true).join("\n")).toContain("(HTTP 403 Forbidden)");
+  });
+
+  it("shows advice given as detail at once, and raw detail only with -v", () => {
+    const advice = new ClusterError('context "x" not found', { detail: "Known contexts: a, b. Pass one with --context.\nmore" });
+    expect(formatError(advice, false)).toEqual(['error: context "x" not found', "Known contexts: a, b. Pass one with --context."]);
+    expect(formatError(advice, true)).toHaveLength(3);
+    const refused = Object.assign(new Error("connect ECONNREFUSED 127.0.0.1:1"), { code: "ECONNREFUSED" });
+    const unreachable = new ClusterError("cannot reach the cluster at https://127.0.0.1:1: nothing listens there", { cause: refused, detail: "ECONNREFUSED connect ECONNREFUSED 127.0.0.1:1" });
+    expect(formatError(unreachable, false)).toEqual(["error: cannot reach the cluster at https://127.0.0.1:1: nothing listens there"]);
+    expect(formatError(unreachable, true)).toEqual([...formatError(unreachable, false), "ECONNREFUSED connect ECONNREFUSED 127.0.0.1:1"]);
+  });
+
+  it("adds the RBAC hint to a cluster error caused by a 403", () => {
+    const lines = formatError(new ClusterError("cannot write the inventory ResourceGroup app/inv: forbidden", { cause: forbidden }), false);
+    expect(lines[1]).toMatch(/ask a cluster administrator/);
+  });
+
+  it("says nothing more for a run whose failures the printer reported, and keeps usage errors to one line", () => {
+    expect(formatError(new ResultError("some objects failed"), false)).toEqual([]);
+    expect(formatError(new UsageError("--force-conflicts only applies with --server-side"), false)).toEqual(["error: --force-conflicts only applies with --server-side"]);
+  });
+
+  it("calls anything else a bug and offers the stack with -v", () => {
+    expect(formatError(new TypeError("x is undefined"), false)[1]).toMatch(/looks like a bug/);
+    expect(formatError(new TypeError("x is undefined"), true)[1]).toMatch(/TypeError: x is undefined/);
+  });
+});
