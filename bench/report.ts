@@ -11,7 +11,8 @@ export interface Measurement {
   phase: Phase;
   tool: ToolId;
   samples: number[];
-  failures: string[];
+  /** Runs that exited non-zero (or timed out): how long they took and the end of their output. */
+  failures: { seconds: number; output: string }[];
 }
 
 export interface Row extends Measurement {

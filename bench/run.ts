@@ -86,17 +86,20 @@ async function cycle(env: NodeJS.ProcessEnv, work: string, tool: Tool, size: num
   await createNamespace(env, pkg.namespace);
   const times: string[] = [];
   try {
+    let applied = true;
     for (const phase of PHASES) {
+      // Without a first apply, the no-op and change runs would measure something else; destroy still cleans up.
+      if (!applied && (phase === "noop" || phase === "change")) continue;
       const m = out.find((x) => x.size === size && x.phase === phase && x.tool === tool.id)!;
       const r = await runSteps(tool.steps(phase, pkg), { env, timeoutMs: 45 * 60_000, logPrefix: join(work, "logs", `${size}-${tool.id}-${rep + 1}-${phase}`) });
       if (r.ok) {
         m.samples.push(r.seconds);
         times.push(`${phase} ${r.seconds.toFixed(2)}s`);
       } else {
-        m.failures.push(r.tail);
+        m.failures.push({ seconds: r.seconds, output: r.tail });
         times.push(`${phase} FAILED`);
-        log(`${tool.label} ${phase} of ${size} failed after ${r.seconds.toFixed(1)}s:\n${r.tail}`);
-        if (phase !== "destroy") break; // the later phases would measure something else
+        log(`${tool.label} ${phase} of ${size} failed after ${r.seconds.toFixed(1)}s (logs: ${join(work, "logs")}):\n${r.tail.slice(-600)}`);
+        if (phase === "apply") applied = false;
       }
     }
   } finally {

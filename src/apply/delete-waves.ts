@@ -65,23 +65,6 @@ export async function runDeleteWaves(ctx: DeleteWavesContext, waves: ObjRef[][])
           emit("Successful"); // already gone
           return;
         }
-        const blocking = ctx.dependentsScheduledForApply?.(ref);
-        if (blocking) {
-          notDeleted.push(ref);
-          return emit("Skipped", `dependent scheduled for apply: ${cliUtilsId(blocking)}`);
-        }
-        for (const dep of ctx.dependentsOf?.(ref) ?? []) {
-          const a = recorder.actuated(dep);
-          const r = recorder.reconciled(dep);
-          if (a && a !== "Successful") {
-            notDeleted.push(ref);
-            return emit("Skipped", `dependent delete actuation ${a.toLowerCase()}: ${cliUtilsId(dep)}`);
-          }
-          if (!dry && r && r !== "Successful") {
-            notDeleted.push(ref);
-            return emit("Skipped", `dependent delete reconcile ${r.toLowerCase()}: ${cliUtilsId(dep)}`);
-          }
-        }
         const decision = decidePrune(ref, live, { inventoryId: ctx.inventoryId, policy: ctx.policy, strategy: "Delete", namespacesInUse: ctx.namespacesInUse });
         if (decision.action === "skip") {
           if (decision.abandon) {
@@ -99,6 +82,24 @@ export async function runDeleteWaves(ctx: DeleteWavesContext, waves: ObjRef[][])
             }
           } else notDeleted.push(ref);
           return emit("Skipped", decision.reason);
+        }
+        // kpt's filter order: protection, ownership, namespace in use, then dependents.
+        const blocking = ctx.dependentsScheduledForApply?.(ref);
+        if (blocking) {
+          notDeleted.push(ref);
+          return emit("Skipped", `dependent scheduled for apply: ${cliUtilsId(blocking)}`);
+        }
+        for (const dep of ctx.dependentsOf?.(ref) ?? []) {
+          const a = recorder.actuated(dep);
+          const r = recorder.reconciled(dep);
+          if (a && a !== "Successful") {
+            notDeleted.push(ref);
+            return emit("Skipped", `dependent delete actuation ${a.toLowerCase()}: ${cliUtilsId(dep)}`);
+          }
+          if (!dry && r && r !== "Successful") {
+            notDeleted.push(ref);
+            return emit("Skipped", `dependent delete reconcile ${r.toLowerCase()}: ${cliUtilsId(dep)}`);
+          }
         }
         if (ctx.dryRun === "client") return emit("Successful");
         try {

@@ -81,13 +81,9 @@ async function executeApply(pkg: Package, cluster: Cluster, o: ResolvedOptions, 
         objects: planned,
         deletes: pruneRefs.filter((ref) => cache.get(ref)).map((ref) => {
           const live = cache.get(ref)!;
-          const blocking = dependentScheduled(ref);
-          return {
-            ref,
-            live,
-            decision: decidePrune(ref, live, { inventoryId: inventory.id, policy: o.inventoryPolicy, strategy: "Delete", namespacesInUse }),
-            ...(blocking ? { blockedBy: cliUtilsId(blocking) } : {}),
-          };
+          const decision = decidePrune(ref, live, { inventoryId: inventory.id, policy: o.inventoryPolicy, strategy: "Delete", namespacesInUse });
+          const blocking = decision.action === "delete" ? dependentScheduled(ref) : undefined;
+          return { ref, live, decision, ...(blocking ? { blockedBy: cliUtilsId(blocking) } : {}) };
         }),
       });
     }
