@@ -259,22 +259,14 @@ describe("orderWaves at package scale", () => {
     return nodes;
   }
 
-  it("orders 5,000 objects quickly, and 40,000 in proportion (no quadratic step)", () => {
-    const time = (n: number): { ms: number; waves: number } => {
-      const nodes = bigPackage(n);
-      const start = performance.now();
-      const { waves, issues } = orderWaves(nodes);
-      const ms = performance.now() - start;
-      expect(issues).toEqual([]);
-      expect(waves.flat()).toHaveLength(nodes.length);
-      return { ms, waves: waves.length };
-    };
-    const small = time(5_000);
-    const large = time(40_000);
-    // n/2 waves: anything that rescans the remaining objects per wave is ~64 times slower at 8x the size.
-    expect(large.waves).toBeGreaterThan(20_000);
-    expect(small.ms).toBeLessThan(1_000);
-    expect(large.ms).toBeLessThan(Math.max(small.ms, 25) * 20);
+  // Speed is the benchmark's business (bench/ prints time per object per size); this checks that
+  // a deep 40,000-object chain is ordered completely, without recursion limits.
+  it("orders a 40,000-object package with 20,000 waves completely", () => {
+    const nodes = bigPackage(40_000);
+    const { waves, issues } = orderWaves(nodes);
+    expect(issues).toEqual([]);
+    expect(waves.flat()).toHaveLength(nodes.length);
+    expect(waves.length).toBeGreaterThan(20_000);
   });
 
   it("reports a 5,000-object cycle without recursion limits", () => {
