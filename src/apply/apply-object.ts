@@ -36,7 +36,9 @@ export interface ApplyObjectResult {
 }
 
 function describeApiError(err: unknown, verb: string, obj: KubeObject, source?: SourcePos): string {
-  const where = source ? ` "${source.file}"` : "";
+  // kpt names the file relative to the package (its path annotation), wherever the package is.
+  const file = source?.pkgFile ?? source?.file;
+  const where = file ? ` "${file}"` : "";
   if (err instanceof ApiError) {
     if (err.status === 409 && err.causes.some((c) => c.reason === "FieldManagerConflict")) {
       return `${err.message} (use --force-conflicts to take these fields over, or stop setting them in the package)`;

@@ -122,6 +122,8 @@ async function executeApply(pkg: Package, cluster: Cluster, o: ResolvedOptions, 
 
     const blockedBy = (ref: ObjRef): string | undefined => {
       for (const dep of dependencies.get(refKey(ref)) ?? []) {
+        // As cli-utils' dependency filter: an object whose dependency is being pruned is not applied.
+        if (pruneSet.has(dep)) return `dependency scheduled for delete: ${cliUtilsId(dep)}`;
         if (!localRefs.has(dep)) continue;
         const a = recorder.actuated(dep);
         if (a !== "Successful") return `dependency apply actuation ${(a ?? "skipped").toLowerCase()}: ${cliUtilsId(dep)}`;

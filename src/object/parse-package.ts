@@ -81,7 +81,7 @@ export function analyzePackage(input: PackageInput, opts: ParsePackageOptions): 
     if (functionConfigs.has(posix.normalize(file.path))) continue;
     const inRootPackage = input.fromStdin || !isInSubpackage(file.path, subpackageDirs);
     for (const doc of parsed.documents) {
-      for (const entry of expandLists({ value: doc.value, file: where, line: doc.line, lineOf: doc.lineOf })) {
+      for (const entry of expandLists({ value: doc.value, file: where, ...(input.fromStdin ? {} : { pkgFile: file.path }), line: doc.line, lineOf: doc.lineOf })) {
         classifyEntry(entry, inRootPackage, input.fromStdin, found, issues);
       }
     }
@@ -107,6 +107,8 @@ export function analyzePackage(input: PackageInput, opts: ParsePackageOptions): 
 interface Entry {
   value: unknown;
   file: string;
+  /** The file relative to the package root; absent for standard input. */
+  pkgFile?: string;
   line: number;
   lineOf(path: FieldPath): number | undefined;
 }
@@ -163,6 +165,7 @@ function expandLists(entry: Entry): Entry[] {
     expandLists({
       value: item,
       file: entry.file,
+      ...(entry.pkgFile ? { pkgFile: entry.pkgFile } : {}),
       line: entry.lineOf(["items", i]) ?? entry.line,
       lineOf: (path) => entry.lineOf(["items", i, ...path]),
     }),
@@ -195,7 +198,7 @@ function classifyEntry(e: Entry, inRootPackage: boolean, fromStdin: boolean, fou
   }
   if (!object) return;
   if (object.metadata.labels?.[INVENTORY_ID_LABEL] !== undefined) found.labelled.push(e);
-  found.objects.push({ object, source: { file: e.file, line: e.line }, lineOf: e.lineOf });
+  found.objects.push({ object, source: { file: e.file, line: e.line, ...(e.pkgFile ? { pkgFile: e.pkgFile } : {}) }, lineOf: e.lineOf });
 }
 
 function findDuplicates(objects: PackageObject[]): PackageIssue[] {

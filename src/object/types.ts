@@ -25,6 +25,8 @@ export interface KubeObject {
 /** Where an object came from, so every message can point at a file and line. */
 export interface SourcePos {
   file: string;
+  /** The file relative to the package root, as kpt names it in apply errors (absent for stdin). */
+  pkgFile?: string;
   /** 1-based line of the document's first line (or of the offending field, for field errors). */
   line: number;
 }
