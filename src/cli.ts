@@ -6,6 +6,7 @@ import { readFileSync } from "node:fs";
 import { Argument, Command, CommanderError, Option } from "commander";
 import { EXIT, exitCodeFor, UsageError, type ExitCode } from "./errors.js";
 import { formatError } from "./print/error-report.js";
+import { flushOutput } from "./print/flush-output.js";
 import type { GlobalFlags } from "./commands/flags.js";
 import type { CommandIO } from "./commands/io.js";
 
@@ -80,8 +81,8 @@ function report(err: unknown): void {
 }
 
 async function finish(code: ExitCode): Promise<never> {
-  // Let piped output drain before exiting.
-  await new Promise<void>((r) => (process.stdout.writableLength ? process.stdout.once("drain", () => r()) : r()));
+  process.exitCode = code;
+  await flushOutput([process.stdout, process.stderr]);
   process.exit(code);
 }
 
