@@ -1,0 +1,58 @@
+// The engine as a library: a TypeScript program imports `kpt-ts` by its package name (the
+// package's own `exports`, as a dependent project resolves it) and deploys without a CLI.
+import { afterAll, describe, expect, it } from "vitest";
+import { apply, destroy, status, PackageError, type EngineEvent } from "kpt-ts";
+import { writePackage } from "../helpers/fixtures.js";
+import { createNamespace, kubeconfig, kubectl } from "../helpers/run.js";
+import { configMap, deployment, docs, getObject, inventoryRefs, ref } from "../helpers/scenario.js";
+
+async function collect<T>(events: AsyncIterable<T>): Promise<T[]> {
+  const out: T[] = [];
+  for await (const e of events) out.push(e);
+  return out;
+}
+
+const namespaces: string[] = [];
+afterAll(async () => {
+  for (const ns of namespaces) await kubectl(["delete", "namespace", ns, "--wait=false"]);
+});
+
+describe("import { apply, status, destroy } from \"kpt-ts\"", () => {
+  it("applies a package, reports its status and destroys it, as typed events", async () => {
+    const ns = await createNamespace("e2e-lib");
+    namespaces.push(ns);
+    const dir = await writePackage({
+      "rg.yaml": `apiVersion: kpt.dev/v1alpha1\nkind: ResourceGroup\nmetadata:\n  name: inv\n  namespace: ${ns}\n  labels: {cli-utils.sigs.k8s.io/inventory-id: lib-${ns}}\n`,
+      "app.yaml": docs(configMap("settings", ns), deployment("web", ns)),
+    });
+
+    const applied = await collect<EngineEvent>(apply({ path: dir, kubeconfig: kubeconfig(), reconcileTimeoutMs: 120_000 }));
+    const applyEvents = applied.flatMap((e) => (e.type === "apply" ? [`${e.ref.kind}/${e.ref.name} ${e.status} ${e.operation}`] : []));
+    expect(applyEvents.sort()).toEqual(["ConfigMap/settings Successful created", "Deployment/web Successful created"]);
+    const summary = applied.at(-1);
+    expect(summary?.type).toBe("summary");
+    if (summary?.type === "summary") expect(summary.stats.wait).toMatchObject({ successful: 2, failed: 0, timeout: 0 });
+    const inv = await getObject("resourcegroups.kpt.dev", "inv", ns);
+    expect(inventoryRefs(inv)).toEqual([ref("", "ConfigMap", ns, "settings"), ref("apps", "Deployment", ns, "web")]);
+
+    const statuses = await collect(status({ path: dir, kubeconfig: kubeconfig() }));
+    expect(statuses.map((s) => `${s.ref.kind}/${s.ref.name} ${s.status}`).sort()).toEqual(["ConfigMap/settings Current", "Deployment/web Current"]);
+
+    const destroyed = await collect<EngineEvent>(destroy({ path: dir, kubeconfig: kubeconfig() }));
+    expect(destroyed.filter((e) => e.type === "delete").map((e) => (e.type === "delete" ? `${e.ref.kind}/${e.ref.name} ${e.status}` : "")).sort()).toEqual([
+      "ConfigMap/settings Successful",
+      "Deployment/web Successful",
+    ]);
+    expect(await getObject("configmaps", "settings", ns)).toBeUndefined();
+    expect(await getObject("resourcegroups.kpt.dev", "inv", ns)).toBeUndefined();
+  });
+
+  it("throws the typed PackageError for a bad package, before touching the cluster", async () => {
+    const ns = await createNamespace("e2e-lib-bad");
+    namespaces.push(ns);
+    const dir = await writePackage({ "bad.yaml": `apiVersion: v1\nkind: ConfigMap\nmetadata:\n  namespace: ${ns}\n` });
+    const err = await collect(apply({ path: dir, kubeconfig: kubeconfig() })).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(PackageError);
+    expect((err as PackageError).issues[0]?.source?.file).toMatch(/bad\.yaml$/);
+  });
+});
