@@ -6,7 +6,7 @@
 import { readFileSync } from "node:fs";
 import { homedir } from "node:os";
 import { dirname, isAbsolute, join, resolve } from "node:path";
-import { parse } from "yaml";
+import jsyaml from "js-yaml";
 import { ClusterError } from "../errors.js";
 
 export interface KubeconfigOptions {
@@ -67,7 +67,8 @@ function readRaw(file: string, required: boolean): RawConfig | undefined {
   }
   let doc: any;
   try {
-    doc = parse(text) ?? {};
+    // js-yaml is loaded anyway for the package; kubeconfigs are plain YAML (core schema: no timestamps).
+    doc = jsyaml.load(text, { schema: jsyaml.CORE_SCHEMA }) ?? {};
   } catch (err) {
     throw new ClusterError(`kubeconfig ${file} is not valid YAML: ${(err as Error).message}`);
   }

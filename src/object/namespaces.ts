@@ -35,17 +35,18 @@ export function assignNamespaces(objects: PackageObject[], opts: AssignNamespace
     const group = groupOf(apiVersion);
     const scope = opts.scopeOf(group, kind) ?? crdScope(crdScopes, apiVersion, kind);
     const ns = metadata.namespace ?? "";
-    const at: SourcePos = { file: po.source.file, line: po.lineOf?.(["metadata", "namespace"]) ?? po.source.line };
+    // Only messages need the field's line, and finding it costs a full YAML parse of the document.
+    const at = (): SourcePos => ({ file: po.source.file, line: po.lineOf?.(["metadata", "namespace"]) ?? po.source.line });
     const name = `${kind}/${metadata.name ?? ""}`;
     if (scope === undefined) {
       const gvk = `${apiVersion.includes("/") ? apiVersion : `/${apiVersion}`}, Kind=${kind}`;
       if (!unknown.has(gvk)) unknown.set(gvk, po.source);
       out.push(po);
     } else if (scope === "Cluster") {
-      if (ns !== "") issues.push({ source: at, object: name, message: `resource is cluster-scoped but has a non-empty namespace "${ns}": remove metadata.namespace` });
+      if (ns !== "") issues.push({ source: at(), object: name, message: `resource is cluster-scoped but has a non-empty namespace "${ns}": remove metadata.namespace` });
       out.push(po);
     } else if (opts.enforcedNamespace !== undefined && ns !== "" && ns !== opts.enforcedNamespace) {
-      issues.push({ source: at, object: name, message: `found namespace "${ns}", but all resources must be in namespace "${opts.enforcedNamespace}"` });
+      issues.push({ source: at(), object: name, message: `found namespace "${ns}", but all resources must be in namespace "${opts.enforcedNamespace}"` });
       out.push(po);
     } else {
       out.push(ns === "" ? { ...po, object: { ...po.object, metadata: { ...metadata, namespace: fallback } } } : po);

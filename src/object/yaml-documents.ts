@@ -1,9 +1,14 @@
 // Splits one YAML file into documents and keeps a way back from any field to its line, so
 // every message about a package can point at the exact place to fix.
 
+import { createRequire } from "node:module";
 import jsyaml from "js-yaml";
-import { LineCounter, isMap, isPair, isScalar, isSeq, parseAllDocuments } from "yaml";
 import type { Document, Node } from "yaml";
+
+// The precise parser is only needed for messages and unusual files; loading it on every run would
+// cost every command its start-up time. Its CommonJS build can be required synchronously.
+let yamlLib: typeof import("yaml") | undefined;
+const yaml = (): typeof import("yaml") => (yamlLib ??= createRequire(import.meta.url)("yaml") as typeof import("yaml"));
 
 export type FieldPath = readonly (string | number)[];
 
@@ -110,6 +115,7 @@ function splitDocuments(text: string): Chunk[] | undefined {
 
 /** The `yaml` library's full parse: every node with its position. */
 export function parseYamlDocumentsPrecisely(text: string): ParsedYaml {
+  const { LineCounter, parseAllDocuments } = yaml();
   const lineCounter = new LineCounter();
   // merge: Go's yaml.v3 (what kpt reads with) honours `<<` merge keys.
   const docs = parseAllDocuments(text, { lineCounter, merge: true, prettyErrors: true });
@@ -142,14 +148,14 @@ function findLine(doc: Document, path: FieldPath, lineAt: (offset: number) => nu
   let line: number | undefined = node && isNodeWithRange(node) ? lineAt(node.range[0]) : undefined;
   for (const key of path) {
     if (typeof key === "number") {
-      if (!isSeq(node)) return undefined;
+      if (!yaml().isSeq(node)) return undefined;
       node = node.items[key];
       if (!isNodeWithRange(node)) return undefined;
       line = lineAt(node.range[0]);
       continue;
     }
-    if (!isMap(node)) return undefined;
-    const pair = node.items.find((p) => isPair(p) && keyString(p.key) === key);
+    if (!yaml().isMap(node)) return undefined;
+    const pair = node.items.find((p) => yaml().isPair(p) && keyString(p.key) === key);
     if (!pair) return undefined;
     line = isNodeWithRange(pair.key) ? lineAt(pair.key.range[0]) : line;
     node = pair.value;
@@ -158,7 +164,7 @@ function findLine(doc: Document, path: FieldPath, lineAt: (offset: number) => nu
 }
 
 function keyString(key: unknown): string | undefined {
-  if (isScalar(key)) return String(key.value);
+  if (yaml().isScalar(key)) return String(key.value);
   return typeof key === "string" ? key : undefined;
 }
 
