@@ -1,6 +1,6 @@
 // Records a run in the change history while its events pass through untouched: a `running`
 // record once the run has reached the cluster (apply: after the inventory is stored, so its
-// namespace exists; destroy: at once), the final one when it ends (succeeded, failed, or
+// namespace exists; destroy: at once), updated when it ends (succeeded, failed, or
 // interrupted by Ctrl-C), then retention. A process killed outright leaves `running` behind,
 // which `live history` shows as `unknown` once a newer change exists. History is informational:
 // a record that cannot be written is a warning, never a failed run.
@@ -25,6 +25,7 @@ export async function* recordChanges(events: AsyncIterable<EngineEvent>, o: Reco
   const now = o.now ?? (() => new Date());
   let record: ChangeRecord | undefined;
   let ended = false;
+  let storeTried = false;
 
   const warn = (what: string, err: unknown) => {
     if (!record) return;
@@ -36,7 +37,8 @@ export async function* recordChanges(events: AsyncIterable<EngineEvent>, o: Reco
     );
   };
   const store = async () => {
-    if (!record || record.name) return;
+    if (!record || storeTried) return;
+    storeTried = true; // once: a record that could not be written is reported once
     try {
       record = await createChange(o.cluster, record);
     } catch (err) {
@@ -70,9 +72,11 @@ export async function* recordChanges(events: AsyncIterable<EngineEvent>, o: Reco
   }
 
   async function save(final: ChangeRecord): Promise<void> {
+    // Never stored: the run stopped before its inventory was (nothing changed), or storing it
+    // failed and was reported already.
+    if (!final.name) return;
     try {
-      if (final.name) await updateChange(o.cluster, final as ChangeRecord & { name: string });
-      else record = await createChange(o.cluster, final);
+      await updateChange(o.cluster, final as ChangeRecord & { name: string });
     } catch (err) {
       return warn("write", err);
     }

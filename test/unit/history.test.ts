@@ -307,6 +307,13 @@ describe("recordChanges", () => {
     expect(records()).toMatchObject([{ result, error: err.message }]);
   });
 
+  it("records nothing for a run that stops before its inventory is stored (nothing changed)", async () => {
+    const { cluster, records } = memoryCluster();
+    const { error } = await drain(recordChanges(events([init("apply"), { type: "group", action: "Inventory", status: "Started" }], new ClusterError("namespace missing")), { cluster, keep: 10 }));
+    expect(error).toBeInstanceOf(ClusterError);
+    expect(records()).toEqual([]);
+  });
+
   it("records nothing for dry runs, with a limit of 0, or for a destroy with nothing to delete", async () => {
     for (const [list, keep] of [[[init("apply", "client"), ...applyRun.slice(1)], 10], [applyRun, 0], [[init("destroy", "none", []), ...applyRun.slice(1)], 10]] as const) {
       const { cluster, records } = memoryCluster();
@@ -330,6 +337,7 @@ describe("recordChanges", () => {
     const { seen, error } = await drain(recordChanges(events(applyRun), { cluster, keep: 10, onWarning: (w) => warnings.push(w) }));
     expect(error).toBeUndefined();
     expect(seen).toEqual(applyRun);
+    expect(warnings).toHaveLength(1);
     expect(warnings[0]).toMatch(/could not write the change record of inventory app\/inv .*forbidden.*--history-limit=0/);
   });
 });
