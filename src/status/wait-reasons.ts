@@ -15,6 +15,9 @@ export interface RelatedObjects {
   volumes: readonly KubeObject[];
 }
 
+/** Values of one key in a combined selector at most. */
+const MAX_SELECTOR_VALUES = 50;
+
 /** Pods listed per owner at most; the rest are counted. */
 export const MAX_PODS_SHOWN = 3;
 
@@ -190,7 +193,10 @@ export function parseQuantity(q: string): number | undefined {
 export function combinedSelector(owners: readonly KubeObject[]): string | undefined {
   const selectors = owners.map((o) => (o.spec as any)?.selector?.matchLabels as Record<string, string> | undefined);
   if (selectors.length === 0 || selectors.some((s) => !s || Object.keys(s).length === 0)) return undefined;
-  const keys = Object.keys(selectors[0]!).filter((k) => selectors.every((s) => typeof s![k] === "string")).sort();
+  // A key with very many values would make a URL longer than servers accept: list more instead.
+  const keys = Object.keys(selectors[0]!)
+    .filter((k) => selectors.every((s) => typeof s![k] === "string") && new Set(selectors.map((s) => s![k])).size <= MAX_SELECTOR_VALUES)
+    .sort();
   if (keys.length === 0) return undefined;
   if (selectors.length === 1) return keys.map((k) => `${k}=${selectors[0]![k]}`).join(",");
   return keys.map((k) => `${k} in (${[...new Set(selectors.map((s) => s![k]!))].sort().join(",")})`).join(",");

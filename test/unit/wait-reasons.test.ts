@@ -161,6 +161,7 @@ describe("combinedSelector", () => {
     ["several owners: the keys they share, as sets", [owner("Deployment", { app: "web", tier: "fe" }), owner("StatefulSet", { app: "db" })], "app in (db,web)"],
     ["nothing shared: no selector (list the namespace)", [owner("Deployment", { app: "web" }), owner("Job", { "batch.kubernetes.io/controller-uid": "u" })], undefined],
     ["an owner without matchLabels: no selector", [owner("Deployment", { app: "web" }), owner("StatefulSet")], undefined],
+    ["a key with more than 50 values is left out", [...Array.from({ length: 51 }, (_, i) => owner("Deployment", { app: `a${i}`, team: "x" }))], "team in (x)"],
   ])("%s", (_name, owners, want) => {
     expect(combinedSelector(owners)).toBe(want);
   });
