@@ -144,6 +144,7 @@ live
   .option("--status-policy <policy>", "all: record each object's status in the inventory; none: do not", "all")
   .option("--concurrency <n>", "objects applied or deleted at once within a wave (default 16)")
   .option("--poll-period <duration>", "poll period where the cluster refuses watches", "2s")
+  .option("--history-limit <n>", "change records kept for this inventory, newest first (default 200; 0 records nothing)")
   .addOption(yesFlag()).addOption(flagOff("yes"))
   .exitOverride()
   .action((pkgPath: string, _o, cmd: Command) =>
@@ -165,6 +166,7 @@ live
   .option("--delete-propagation-policy <policy>", "Background, Foreground or Orphan", "Background")
   .option("--delete-timeout <duration>", "how long to wait for each wave to be gone; 0 waits as long as it takes")
   .option("--concurrency <n>", "objects deleted at once within a wave (default 16)")
+  .option("--history-limit <n>", "change records kept for this inventory, newest first (default 200; 0 records nothing)")
   .addOption(yesFlag()).addOption(flagOff("yes"))
   .exitOverride()
   .action((pkgPath: string, _o, cmd: Command) =>
@@ -207,6 +209,32 @@ live
     run(async () => {
       const { liveStatus } = await import("./commands/live-status.js");
       await liveStatus(pkgPath, globals(cmd) as never, io);
+    }),
+  );
+
+live
+  .command("history")
+  .description("List the changes kpt-ts recorded for the package's inventory: when, who, what changed, how it ended (newest first)")
+  .argument("[PKG_PATH]", "the package directory, or - to read it from standard input", ".")
+  .option("--output <format>", "table or json", "table")
+  .exitOverride()
+  .action((pkgPath: string, _o, cmd: Command) =>
+    run(async () => {
+      const { liveHistory } = await import("./commands/live-history.js");
+      await liveHistory(pkgPath, globals(cmd) as never, io);
+    }),
+  );
+
+live
+  .command("list")
+  .description("List every inventory in the cluster (kpt-ts' and kpt's): objects, namespaces, last change; all namespaces unless -n")
+  .option("--output <format>", "table or json", "table")
+  .exitOverride()
+  .action((_o, cmd: Command) =>
+    run(async () => {
+      if (cmd.args.length > 0) throw new UsageError("too many arguments; list takes none (use -n NAMESPACE to narrow it)");
+      const { liveList } = await import("./commands/live-list.js");
+      await liveList(globals(cmd) as never, io);
     }),
   );
 

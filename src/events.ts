@@ -54,6 +54,22 @@ export interface WaitEvent {
   status: WaitStatus;
   /** For Pending/Timeout/Failed: what the object is waiting for, from its status message. */
   message?: string;
+  /** For Timeout: the last known reasons it was still waiting (beyond kpt; never in --output json). */
+  reasons?: WaitReason[];
+}
+
+/**
+ * What a waiting object waits on, beyond its own status (kpt-ts only, like kapp's `L` lines):
+ * a Deployment's current ReplicaSet and its not-ready Pods, a StatefulSet's, DaemonSet's or
+ * Job's Pods, a claim's missing PersistentVolume.
+ */
+export interface WaitReason {
+  /** The other object it is about (a ReplicaSet, a Pod); absent when it is about the waiting object itself. */
+  ref?: ObjRef;
+  /** `Pending: Unschedulable`, `Running: CrashLoopBackOff`, `Ready: 0/1`, `no PersistentVolume matches` */
+  message: string;
+  /** The cluster's longer words, when it has any (the scheduler's message, the claim's needs). */
+  detail?: string;
 }
 
 export interface StatusEvent {
@@ -73,7 +89,7 @@ export interface WaitingEvent {
   type: "waiting";
   wave: number;
   /** Objects not yet reconciled (Current for apply, gone for prune/destroy), with their status. */
-  pending: { ref: ObjRef; status: KStatus; message: string }[];
+  pending: { ref: ObjRef; status: KStatus; message: string; reasons?: WaitReason[] }[];
   /** How many objects this wait phase covers in all. */
   total: number;
   elapsedMs: number;

@@ -12,6 +12,7 @@ import { nextInventory } from "../inventory/next-inventory.js";
 import type { ResourceStatusEntry } from "../inventory/resource-group.js";
 import type { KubeObject, Package, SourcePos } from "../object/types.js";
 import { LiveCache } from "../status/live-cache.js";
+import { WaitExplainer } from "../status/wait-explainer.js";
 import { applyObject, type ApplyObjectContext } from "./apply-object.js";
 import { withLastApplied } from "./csa/last-applied.js";
 import { runDeleteWaves } from "./delete-waves.js";
@@ -133,6 +134,7 @@ async function executeApply(pkg: Package, cluster: Cluster, o: ResolvedOptions, 
       return undefined;
     };
 
+    const explainer = new WaitExplainer(cluster, { signal: o.signal });
     let waveIndex = 0;
     for (const wave of applyWaves) {
       if (o.signal?.aborted) break;
@@ -158,7 +160,7 @@ async function executeApply(pkg: Package, cluster: Cluster, o: ResolvedOptions, 
       if (!dry && !o.signal?.aborted) {
         emit({ type: "group", action: "Wait", status: "Started", wave: waveIndex });
         for (const ref of wave) if (recorder.actuated(ref) !== "Successful") emit({ type: "wait", ref, status: "Skipped" });
-        await waitFor(cache, targets, { desired: "Current", wave: waveIndex, timeoutMs: o.reconcileTimeoutMs, signal: o.signal, emit });
+        await waitFor(cache, targets, { desired: "Current", wave: waveIndex, timeoutMs: o.reconcileTimeoutMs, signal: o.signal, emit, explainer });
         emit({ type: "group", action: "Wait", status: "Finished", wave: waveIndex });
         if (wave.some((r) => r.kind === "CustomResourceDefinition")) {
           // Kinds defined by this wave become usable for the next ones.

@@ -2,13 +2,17 @@
 // driven by the live cache's watch events, not by polling. Emits kpt's wait events, status
 // events on every change, and `waiting` progress so a long wait is never silent.
 
-import type { EngineEvent, KStatus } from "../events.js";
+import type { EngineEvent, KStatus, WaitReason } from "../events.js";
 import { refKey, type ObjRef } from "../object/ref.js";
 import type { KubeObject } from "../object/types.js";
 import { describeWaitingFor, isReconciled } from "../status/aggregate.js";
 import { computeStatus } from "../status/compute-status.js";
 import type { LiveCache } from "../status/live-cache.js";
 import type { DesiredStatus, StatusResult } from "../status/types.js";
+import type { WaitExplainer } from "../status/wait-explainer.js";
+
+/** How long an object waits before kpt-ts looks at what it waits on (most are ready sooner). */
+export const EXPLAIN_AFTER_MS = 2_000;
 
 export interface WaitTarget {
   ref: ObjRef;
@@ -29,6 +33,9 @@ export interface WaitOptions {
   now?: () => Date;
   /** How often time-based rules are re-checked and progress is reported. */
   tickMs?: number;
+  /** Tells what slow objects wait on (their Pods, ...); only for waits until Current. */
+  explainer?: Pick<WaitExplainer, "explain" | "canExplain">;
+  explainAfterMs?: number;
 }
 
 const NOT_FOUND: StatusResult = { status: "NotFound", message: "Resource not found" };
@@ -40,7 +47,7 @@ export function statusOfLive(obj: KubeObject | undefined, now: Date): StatusResu
 export async function waitFor(cache: LiveCache, targets: WaitTarget[], opts: WaitOptions): Promise<Map<string, WaitOutcome>> {
   const now = opts.now ?? (() => new Date());
   const outcomes = new Map<string, WaitOutcome>();
-  const pending = new Map<string, { target: WaitTarget; result: StatusResult }>();
+  const pending = new Map<string, { target: WaitTarget; result: StatusResult; reasons?: WaitReason[] }>();
   const started = Date.now();
   const emit = opts.emit;
 
@@ -80,7 +87,12 @@ export async function waitFor(cache: LiveCache, targets: WaitTarget[], opts: Wai
     emit({
       type: "waiting",
       wave: opts.wave,
-      pending: [...pending.values()].map(({ target, result }) => ({ ref: target.ref, status: result.status, message: describeWaitingFor(result, opts.desired) })),
+      pending: [...pending.values()].map(({ target, result, reasons }) => ({
+        ref: target.ref,
+        status: result.status,
+        message: describeWaitingFor(result, opts.desired),
+        ...(reasons?.length ? { reasons } : {}),
+      })),
       total: targets.length,
       elapsedMs: Date.now() - started,
       ...(opts.timeoutMs ? { timeoutMs: opts.timeoutMs } : {}),
@@ -113,17 +125,40 @@ export async function waitFor(cache: LiveCache, targets: WaitTarget[], opts: Wai
       if (rest) {
         for (const [key, p] of pending) {
           outcomes.set(key, rest);
-          emit({ type: "wait", ref: p.target.ref, status: rest, ...(rest === "Timeout" ? { message: describeWaitingFor(p.result, opts.desired) } : {}) });
+          const reasons = rest === "Timeout" && p.reasons?.length ? { reasons: p.reasons } : {};
+          emit({ type: "wait", ref: p.target.ref, status: rest, ...(rest === "Timeout" ? { message: describeWaitingFor(p.result, opts.desired), ...reasons } : {}) });
         }
         pending.clear();
       }
       resolve();
+    };
+    // What slow objects wait on: read only while something waits, and only for kinds that say more.
+    const explainer = opts.desired === "Current" ? opts.explainer : undefined;
+    const explain = () => {
+      if (!explainer || finished || Date.now() - started < (opts.explainAfterMs ?? EXPLAIN_AFTER_MS)) return;
+      const waiting = [...pending.values()].map((p) => cache.get(p.target.ref)).filter((o): o is KubeObject => o !== undefined && explainer.canExplain(o));
+      if (waiting.length === 0) return;
+      explainer.explain(waiting).then(
+        (found) => {
+          if (!found || finished) return;
+          let changed = false;
+          for (const [key, reasons] of found) {
+            const p = pending.get(key);
+            if (!p || sameReasons(p.reasons, reasons)) continue;
+            p.reasons = reasons;
+            changed = true;
+          }
+          if (changed) progress();
+        },
+        () => undefined, // best effort: a wait goes on without its explanation
+      );
     };
     const unsubscribe = cache.subscribe((ref) => recheck(refKey(ref)));
     let ticks = 0;
     const tickMs = opts.tickMs ?? 1000;
     const ticker = setInterval(() => {
       for (const key of [...pending.keys()]) recheck(key); // time-based rules (Pod scheduling window)
+      explain();
       if (!finished && ++ticks % 2 === 0) progress();
     }, tickMs);
     const timer = opts.timeoutMs ? setTimeout(() => finish("Timeout"), opts.timeoutMs) : undefined;
@@ -134,4 +169,8 @@ export async function waitFor(cache: LiveCache, targets: WaitTarget[], opts: Wai
     for (const key of [...pending.keys()]) recheck(key);
   });
   return outcomes;
+}
+
+function sameReasons(a: readonly WaitReason[] | undefined, b: readonly WaitReason[]): boolean {
+  return JSON.stringify(a ?? []) === JSON.stringify(b);
 }

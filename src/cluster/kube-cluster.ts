@@ -31,6 +31,7 @@ export class KubeCluster implements Cluster {
   readonly defaultNamespace: string;
   readonly namespaceEnforced: boolean;
   readonly server: string;
+  readonly user: string;
   readonly transport: Transport;
   private readonly mapper: RestMapper;
   private readonly openapiDocs = new Map<string, Promise<unknown | undefined>>();
@@ -41,6 +42,7 @@ export class KubeCluster implements Cluster {
     this.defaultNamespace = conn.namespace;
     this.namespaceEnforced = conn.namespaceEnforced;
     this.server = conn.server;
+    this.user = conn.userName;
     this.transport = new Transport(conn, opts.maxSockets ?? 64, opts.userAgent ?? "kpt-ts");
     this.mapper = new RestMapper(this.transport);
   }

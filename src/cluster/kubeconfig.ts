@@ -19,6 +19,8 @@ export interface KubeconfigOptions {
 export interface ClusterConnection {
   server: string;
   contextName: string;
+  /** The name of the context's user entry (who runs the command, as kubeconfig names them). */
+  userName: string;
   /** The context's namespace, or "default". */
   namespace: string;
   /** True when -n was given: objects in other namespaces are an error, as in kpt. */
@@ -136,6 +138,7 @@ export function loadConnection(opts: KubeconfigOptions = {}): ClusterConnection 
   const conn: ClusterConnection = {
     server: cluster.value.server.replace(/\/+$/, ""),
     contextName,
+    userName: typeof ctx.value.user === "string" ? ctx.value.user : "",
     namespace: opts.namespace || ctx.value.namespace || "default",
     namespaceEnforced: Boolean(opts.namespace),
     ca: b64(cluster.value["certificate-authority-data"]) ?? fileBytes(cluster.value["certificate-authority"], cluster.file),

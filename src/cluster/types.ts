@@ -38,6 +38,8 @@ export interface Cluster {
   /** True when -n was given. */
   readonly namespaceEnforced: boolean;
   readonly server: string;
+  /** The kubeconfig user of the context (recorded in the change history); may be empty. */
+  readonly user?: string;
 
   scopeOf(group: string, kind: string): Promise<Scope | undefined>;
   /** True when the cluster serves this exact apiVersion/kind. */

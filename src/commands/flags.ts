@@ -47,6 +47,13 @@ export function positiveIntFlag(value: string | undefined, flag: string): number
   return n;
 }
 
+export function nonNegativeIntFlag(value: string | undefined, flag: string): number | undefined {
+  if (value === undefined) return undefined;
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 0 || value.trim() === "") throw new UsageError(`--${flag} must be a whole number of at least 0 (got ${JSON.stringify(value)})`);
+  return n;
+}
+
 export function verbose(g: GlobalFlags): boolean {
   return g.v !== undefined && g.v !== false && g.v !== "0";
 }

@@ -3,10 +3,12 @@
 import { runApply } from "../apply/run-apply.js";
 import { ResultError, UsageError } from "../errors.js";
 import { statsFailed } from "../events.js";
+import { DEFAULT_HISTORY_LIMIT } from "../history/change-record.js";
+import { recordChanges } from "../history/record-changes.js";
 import { readPackage } from "../object/read-package.js";
 import { printRun } from "../print/printer.js";
 import { wantsProgressView } from "../print/progress-view.js";
-import { durationFlag, inventoryPolicyFlag, outputFlag, parseFlag, positiveIntFlag, propagationFlag, statusPolicyFlag, type GlobalFlags } from "./flags.js";
+import { durationFlag, inventoryPolicyFlag, nonNegativeIntFlag, outputFlag, parseFlag, positiveIntFlag, propagationFlag, statusPolicyFlag, type GlobalFlags } from "./flags.js";
 import { confirmHook } from "./confirm-deletes.js";
 import { colorFor, packageText, type CommandIO } from "./io.js";
 import { openCluster } from "./open-cluster.js";
@@ -26,6 +28,7 @@ export interface ApplyFlags extends GlobalFlags {
   statusPolicy: string;
   concurrency?: string;
   pollPeriod?: string;
+  historyLimit?: string;
   yes?: boolean;
 }
 
@@ -47,11 +50,13 @@ export async function liveApply(pkgPath: string, f: ApplyFlags, io: CommandIO): 
     signal: io.signal,
   };
   if (f.forceConflicts && !f.serverSide) throw new UsageError("--force-conflicts only applies with --server-side");
+  const historyLimit = nonNegativeIntFlag(f.historyLimit, "history-limit") ?? DEFAULT_HISTORY_LIMIT;
   const pkg = await readPackage(pkgPath, { stdin: await packageText(pkgPath, io), onWarning: (w) => io.stderr.write(`[WARN] ${w}\n`) });
   const cluster = openCluster(f, { maxSockets: (options.concurrency ?? 16) + 32 });
   try {
     const color = colorFor(io, f);
-    const stats = await printRun(runApply(pkg, cluster, { ...options, confirm: confirmHook(pkg, { command: "apply", yes: Boolean(f.yes), dryRun: options.dryRun !== "none", output, color }, io) }), {
+    const events = runApply(pkg, cluster, { ...options, confirm: confirmHook(pkg, { command: "apply", yes: Boolean(f.yes), dryRun: options.dryRun !== "none", output, color }, io) });
+    const stats = await printRun(recordChanges(events, { cluster, keep: historyLimit, onWarning: (w) => io.stderr.write(`[WARN] ${w}\n`) }), {
       output,
       stdout: io.stdout,
       stderr: io.stderr,

@@ -3,10 +3,12 @@
 import { runDestroy } from "../apply/run-destroy.js";
 import { ResultError } from "../errors.js";
 import { statsFailed } from "../events.js";
+import { DEFAULT_HISTORY_LIMIT } from "../history/change-record.js";
+import { recordChanges } from "../history/record-changes.js";
 import { readPackage } from "../object/read-package.js";
 import { printRun } from "../print/printer.js";
 import { wantsProgressView } from "../print/progress-view.js";
-import { durationFlag, inventoryPolicyFlag, outputFlag, parseFlag, positiveIntFlag, propagationFlag, type GlobalFlags } from "./flags.js";
+import { durationFlag, inventoryPolicyFlag, nonNegativeIntFlag, outputFlag, parseFlag, positiveIntFlag, propagationFlag, type GlobalFlags } from "./flags.js";
 import { confirmHook } from "./confirm-deletes.js";
 import { colorFor, packageText, type CommandIO } from "./io.js";
 import { openCluster } from "./open-cluster.js";
@@ -20,6 +22,7 @@ export interface DestroyFlags extends GlobalFlags {
   deletePropagationPolicy: string;
   deleteTimeout?: string;
   concurrency?: string;
+  historyLimit?: string;
   yes?: boolean;
 }
 
@@ -33,11 +36,13 @@ export async function liveDestroy(pkgPath: string, f: DestroyFlags, io: CommandI
     concurrency: positiveIntFlag(f.concurrency, "concurrency"),
     signal: io.signal,
   };
+  const historyLimit = nonNegativeIntFlag(f.historyLimit, "history-limit") ?? DEFAULT_HISTORY_LIMIT;
   const pkg = await readPackage(pkgPath, { stdin: await packageText(pkgPath, io), onWarning: (w) => io.stderr.write(`[WARN] ${w}\n`) });
   const cluster = openCluster(f, { maxSockets: (options.concurrency ?? 16) + 32 });
   try {
     const color = colorFor(io, f);
-    const stats = await printRun(runDestroy(pkg, cluster, { ...options, confirm: confirmHook(pkg, { command: "destroy", yes: Boolean(f.yes), dryRun: options.dryRun !== "none", output, color }, io) }), {
+    const events = runDestroy(pkg, cluster, { ...options, confirm: confirmHook(pkg, { command: "destroy", yes: Boolean(f.yes), dryRun: options.dryRun !== "none", output, color }, io) });
+    const stats = await printRun(recordChanges(events, { cluster, keep: historyLimit, onWarning: (w) => io.stderr.write(`[WARN] ${w}\n`) }), {
       output,
       stdout: io.stdout,
       stderr: io.stderr,

@@ -2,7 +2,7 @@
 // action's summary line after its last group, and (beyond kpt) a periodic note on stderr saying
 // what a long wait is still waiting for.
 
-import type { EngineEvent, GroupEvent, RunStats, WaitingEvent } from "../events.js";
+import type { EngineEvent, GroupEvent, RunStats, WaitEvent, WaitingEvent } from "../events.js";
 import {
   formatApplyLine,
   formatApplySummary,
@@ -17,7 +17,7 @@ import { createPalette } from "./color.js";
 import type { PrintOptions } from "./printer.js";
 import { createProgressView } from "./progress-view.js";
 import { countEvent, countFor, createTally, type RunTally } from "./tally.js";
-import { formatWaitingLine, shouldReportWaiting } from "./waiting-line.js";
+import { formatReasonLine, formatTimeoutSummary, formatWaitingLine, reasonKey, shouldReportWaiting } from "./waiting-line.js";
 
 type Actuation = "Apply" | "Prune" | "Delete";
 
@@ -35,6 +35,10 @@ export async function printEvents(events: AsyncIterable<EngineEvent>, opts: Prin
     if (view) view.above(() => opts.stdout.write(line + "\n"));
     else opts.stdout.write(line + "\n");
   };
+  const note = (line: string): void => {
+    if (view) view.above(() => opts.stderr.write(line + "\n"));
+    else opts.stderr.write(line + "\n");
+  };
   const tally = createTally();
   const planned: Record<Actuation, number> = { Apply: 0, Prune: 0, Delete: 0 };
   const groupsSeen = new Set<GroupEvent["action"]>();
@@ -43,6 +47,9 @@ export async function printEvents(events: AsyncIterable<EngineEvent>, opts: Prin
   let waiting: { wave: number; lastReportedMs?: number } | undefined;
   let final: RunStats | undefined;
   let command: "apply" | "destroy" | undefined;
+  /** Reason lines already printed (beyond kpt, on stderr): each is printed again only when it changes. */
+  const reasonsPrinted = new Map<string, string>();
+  let timedOut: WaitEvent[] = [];
 
   const summarize = (action: Actuation | "Wait"): void => {
     if (summarized.has(action) || !groupsSeen.has(action)) return;
@@ -52,6 +59,15 @@ export async function printEvents(events: AsyncIterable<EngineEvent>, opts: Prin
 
   const reportWaiting = (e: WaitingEvent): void => {
     if (view) return; // the live view shows it
+    for (const p of e.pending) {
+      for (const r of p.reasons ?? []) {
+        const key = reasonKey(p.ref, r);
+        const line = formatReasonLine(p.ref, r);
+        if (reasonsPrinted.get(key) === line) continue;
+        reasonsPrinted.set(key, line);
+        opts.stderr.write(line + "\n");
+      }
+    }
     if (waiting?.wave !== e.wave) waiting = { wave: e.wave };
     if (e.pending.length === 0 || !shouldReportWaiting(waiting.lastReportedMs, e.elapsedMs)) return;
     waiting.lastReportedMs = e.elapsedMs;
@@ -81,6 +97,10 @@ export async function printEvents(events: AsyncIterable<EngineEvent>, opts: Prin
           waitGoal = e.action === "Apply" ? "reconcile" : "delete";
         }
         if (e.status === "Started" && e.action === "Wait") waiting = undefined;
+        if (e.status === "Finished" && e.action === "Wait") {
+          for (const line of formatTimeoutSummary(timedOut, waitGoal)) note(line);
+          timedOut = [];
+        }
         // The legacy formatter printed a summary after the *last* group of each action; an action's
         // last group is the one that brings its results up to the number of objects planned for it.
         if (e.status === "Finished" && (e.action === "Apply" || e.action === "Prune" || e.action === "Delete")) {
@@ -96,6 +116,7 @@ export async function printEvents(events: AsyncIterable<EngineEvent>, opts: Prin
         break;
       case "wait":
         out(formatWaitLine(e));
+        if (e.status === "Timeout") timedOut.push(e);
         break;
       case "status":
         if (opts.showStatusEvents) out(formatStatusLine(e));

@@ -5,16 +5,18 @@
 // wait ends, so the terminal keeps exactly kpt's lines. Folding events and rendering are pure.
 
 import type { ChalkInstance } from "chalk";
-import type { EngineEvent, KStatus, WaitStatus } from "../events.js";
+import type { EngineEvent, KStatus, WaitReason, WaitStatus } from "../events.js";
 import { formatRef, refKey, type ObjRef } from "../object/ref.js";
 import { resolveColor } from "./color.js";
-import { formatDuration, formatElapsed } from "./waiting-line.js";
+import { formatDuration, formatElapsed, formatReason } from "./waiting-line.js";
 
 export const SPINNER = ["⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "⠧", "⠇", "⠏"];
 /** A wait shorter than this never shows the view (no flash for objects that are ready at once). */
 export const PROGRESS_DELAY_MS = 400;
 export const PROGRESS_REDRAW_MS = 100;
 const ERASE_PREVIOUS_LINE = "\x1b[1A\x1b[2K";
+/** Reason lines shown under one pending object at most. */
+const MAX_REASONS_PER_OBJECT = 3;
 
 /** The view is for people: only in a terminal, only for the events output, never with NO_COLOR / --no-color. */
 export function wantsProgressView(o: { output: string; stderrIsTTY: boolean; env: Record<string, string | undefined>; colorFlag?: boolean }): boolean {
@@ -26,6 +28,8 @@ interface TrackedObject {
   status?: KStatus;
   message: string;
   outcome: WaitStatus;
+  /** What it waits on (its Pods, ...), when kpt-ts could tell. */
+  reasons?: WaitReason[];
 }
 
 export interface ProgressState {
@@ -77,7 +81,7 @@ export function updateProgress(s: ProgressState, e: EngineEvent, nowMs: number):
       s.timeoutMs = e.timeoutMs;
       for (const p of e.pending) {
         const o = s.objects.get(refKey(p.ref));
-        if (!o || o.outcome === "Pending") s.objects.set(refKey(p.ref), { ref: p.ref, status: p.status, message: p.message, outcome: "Pending" });
+        if (!o || o.outcome === "Pending") s.objects.set(refKey(p.ref), { ref: p.ref, status: p.status, message: p.message, outcome: "Pending", ...(p.reasons ? { reasons: p.reasons } : {}) });
       }
       return;
     default:
@@ -104,6 +108,8 @@ export interface RenderOptions {
   columns: number;
   /** Pending objects listed at most. */
   maxObjects: number;
+  /** Lines drawn at most (reasons under the objects fill what the objects leave); unlimited when absent. */
+  maxLines?: number;
   frame: number;
   paint: ChalkInstance;
 }
@@ -128,8 +134,16 @@ export function renderProgress(s: ProgressState, o: RenderOptions): string[] {
   const shown = pending.slice(0, o.maxObjects);
   const idWidth = Math.max(...shown.map((p) => formatRef(p.ref).length));
   const statusWidth = Math.max(...shown.map((p) => (p.status ?? "Unknown").length));
-  for (const p of shown) lines.push(cut(`  ${formatRef(p.ref).padEnd(idWidth)}  ${(p.status ?? "Unknown").padEnd(statusWidth)}  ${p.message}`.trimEnd()));
-  if (pending.length > shown.length) lines.push(cut(`  ... and ${pending.length - shown.length} more`));
+  const more = pending.length > shown.length ? 1 : 0;
+  let spare = (o.maxLines ?? Number.POSITIVE_INFINITY) - lines.length - shown.length - more;
+  for (const p of shown) {
+    lines.push(cut(`  ${formatRef(p.ref).padEnd(idWidth)}  ${(p.status ?? "Unknown").padEnd(statusWidth)}  ${p.message}`.trimEnd()));
+    for (const r of (p.reasons ?? []).slice(0, MAX_REASONS_PER_OBJECT)) {
+      if (spare-- <= 0) break;
+      lines.push(o.paint.dim(cut(`    └ ${formatReason(r)}`)));
+    }
+  }
+  if (more) lines.push(cut(`  ... and ${pending.length - shown.length} more`));
   return lines;
 }
 
@@ -173,7 +187,7 @@ export function createProgressView(opts: ProgressViewOptions): ProgressView {
   };
   const draw = () => {
     if (closed || shownSince === undefined || now() - shownSince < PROGRESS_DELAY_MS) return;
-    const lines = renderProgress(state, { nowMs: now(), columns: Math.max(20, opts.columns), maxObjects: Math.max(1, Math.min(8, opts.rows - 6)), frame: frame++, paint: opts.paint });
+    const lines = renderProgress(state, { nowMs: now(), columns: Math.max(20, opts.columns), maxObjects: Math.max(1, Math.min(8, opts.rows - 6)), maxLines: Math.max(3, opts.rows - 3), frame: frame++, paint: opts.paint });
     if (lines.length) opts.out.write(lines.map((l) => `${l}\n`).join(""));
     drawn = lines.length;
   };

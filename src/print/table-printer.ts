@@ -7,7 +7,7 @@
 // (always blank in kpt), and MESSAGE shows the error of a failed apply/prune/delete.
 
 import type { ChalkInstance } from "chalk";
-import type { ActuationStatus, EngineEvent, RunStats, WaitStatus } from "../events.js";
+import type { ActuationStatus, EngineEvent, RunStats, WaitEvent, WaitStatus } from "../events.js";
 import { refKey } from "../object/ref.js";
 import { createPalette } from "./color.js";
 import { createLiveTable, type LiveTable } from "./live-table.js";
@@ -25,6 +25,7 @@ import {
   type LiveState,
 } from "./table-layout.js";
 import { countEvent, createTally } from "./tally.js";
+import { formatTimeoutSummary } from "./waiting-line.js";
 
 export const TABLE_REDRAW_MS = 500;
 
@@ -55,6 +56,7 @@ export async function printTable(events: AsyncIterable<EngineEvent>, opts: Print
   const tally = createTally();
   let table: LiveTable | undefined;
   let final: RunStats | undefined;
+  const timedOut: WaitEvent[] = [];
   try {
     for await (const e of events) {
       countEvent(tally, e);
@@ -73,11 +75,17 @@ export async function printTable(events: AsyncIterable<EngineEvent>, opts: Print
       } else if (e.type === "summary") {
         final = e.stats;
       } else {
+        if (e.type === "wait" && e.status === "Timeout") timedOut.push(e);
         updateRow(rows, e);
       }
     }
   } finally {
     table?.finish();
+  }
+  // Beyond kpt, on stderr: what each timed-out object was last waiting on.
+  const goal = (ref: WaitEvent["ref"]) => (rows.get(refKey(ref))?.action === "Apply" ? "reconcile" : "delete");
+  for (const g of ["reconcile", "delete"] as const) {
+    for (const line of formatTimeoutSummary(timedOut.filter((e) => goal(e.ref) === g), g)) opts.stderr.write(`${line}\n`);
   }
   return final ?? tally.stats;
 }

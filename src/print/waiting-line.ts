@@ -1,8 +1,8 @@
 // What a long wait is still waiting for (kpt prints nothing while it waits). Pure: the events
 // printer decides when, these functions decide what.
 
-import type { WaitingEvent } from "../events.js";
-import { formatRef } from "../object/ref.js";
+import type { WaitEvent, WaitingEvent, WaitReason } from "../events.js";
+import { formatRef, type ObjRef } from "../object/ref.js";
 
 /** First report after this long in one wait phase... */
 export const FIRST_WAITING_REPORT_MS = 5_000;
@@ -48,4 +48,34 @@ export function formatDuration(ms: number): string {
   const s = (ms % 60_000) / 1000;
   const parts = [h > 0 ? `${h}h` : "", m > 0 ? `${m}m` : "", s > 0 ? `${Number(s.toFixed(3))}s` : ""];
   return parts.join("");
+}
+
+/** `pod/web-65d64b78b8-jbq52: Pending: Unschedulable (0/3 nodes are available: ...)`; without a ref, just what it says. */
+export function formatReason(r: WaitReason): string {
+  const what = r.detail ? `${r.message} (${r.detail})` : r.message;
+  return r.ref ? `${formatRef(r.ref)}: ${what}` : what;
+}
+
+/** One line per reason, for logs: `deployment.apps/web waiting on pod/web-...: Pending: Unschedulable (...)`. */
+export function formatReasonLine(owner: ObjRef, r: WaitReason): string {
+  return r.ref ? `${formatRef(owner)} waiting on ${formatReason(r)}` : `${formatRef(owner)} waiting: ${formatReason(r)}`;
+}
+
+/** What identifies a reason line, so a printer prints it again only when its text changes. */
+export function reasonKey(owner: ObjRef, r: WaitReason): string {
+  return `${formatRef(owner)} ${r.ref ? formatRef(r.ref) : ""}`;
+}
+
+/**
+ * When a wait times out: every object still waiting with its last known status and what it was
+ * waiting on, so the reason is in the log even when nothing changed for minutes.
+ */
+export function formatTimeoutSummary(timedOut: readonly WaitEvent[], goal: "reconcile" | "delete"): string[] {
+  if (timedOut.length === 0) return [];
+  const lines = [`timed out waiting for ${timedOut.length} resource(s) ${goal === "reconcile" ? "to reconcile" : "to be deleted"}; last known state:`];
+  for (const e of timedOut) {
+    lines.push(`  ${formatRef(e.ref)}: ${e.message || "no status"}`);
+    for (const r of e.reasons ?? []) lines.push(`    ${r.ref ? `waiting on ${formatReason(r)}` : formatReason(r)}`);
+  }
+  return lines;
 }

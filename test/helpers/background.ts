@@ -14,6 +14,8 @@ export interface BackgroundRun {
   /** Resolves once stdout (or stderr, with `stream`) matches; rejects if the run ends first or after timeoutMs. */
   waitForOutput(pattern: RegExp, opts?: { stream?: "stdout" | "stderr"; timeoutMs?: number }): Promise<RegExpMatchArray>;
   kill(): void;
+  /** Ctrl-C: SIGINT, as a terminal sends it. */
+  interrupt(): void;
 }
 
 export function startKptTs(args: string[], opts: { cwd?: string; killAfterMs?: number } = {}): BackgroundRun {
@@ -57,6 +59,7 @@ export function startBackground(cmd: string, args: string[], opts: { cwd?: strin
     },
     done,
     kill: () => child.kill("SIGKILL"),
+    interrupt: () => child.kill("SIGINT"),
     waitForOutput(pattern, o = {}) {
       const read = () => (o.stream === "stderr" ? stderr : stdout);
       return new Promise((resolve, reject) => {

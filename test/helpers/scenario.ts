@@ -98,10 +98,16 @@ export const ref = (group: string, kind: string, namespace: string, name: string
 /** The kinds these tests create in their namespaces. */
 export const TEST_KINDS = "configmaps,services,deployments.apps,resourcegroups.kpt.dev";
 
-/** Every object of the test kinds in a namespace, except the ConfigMap Kubernetes puts in each namespace. */
+/** The label of kpt-ts' change-history ConfigMaps (records of runs, not package objects). */
+export const CHANGE_LABEL = "kpt-ts.dev/change-of-inventory";
+
+/**
+ * Every object of the test kinds in a namespace, except the ConfigMap Kubernetes puts in each
+ * namespace and kpt-ts' change-history records.
+ */
 export async function listObjects(namespace: string, kinds = TEST_KINDS): Promise<KubeObj[]> {
   const list = await kubectlJson<{ items: KubeObj[] }>(["get", kinds, "-n", namespace]);
-  return list.items.filter((o) => !(o.kind === "ConfigMap" && o.metadata.name === "kube-root-ca.crt"));
+  return list.items.filter((o) => !(o.kind === "ConfigMap" && (o.metadata.name === "kube-root-ca.crt" || o.metadata.labels?.[CHANGE_LABEL] !== undefined)));
 }
 
 /** `Kind/name` -> resourceVersion for every object of the test kinds in a namespace. */

@@ -1,0 +1,33 @@
+// `kpt-ts live list [-n NAMESPACE]`: every inventory in the cluster (kpt-ts' and the real kpt's
+// ResourceGroups), with its objects, the namespaces they span and its last recorded change.
+
+import { resourceGroupCrdInstalled } from "../inventory/cluster-inventory.js";
+import { RESOURCE_GROUP_KIND } from "../inventory/keys.js";
+import { listChanges } from "../history/cluster-history.js";
+import { inventoryRows } from "../history/inventory-list.js";
+import { createPalette } from "../print/color.js";
+import { formatInventoryList, inventoryListJson, printDocument } from "../print/history-printer.js";
+import type { GlobalFlags } from "./flags.js";
+import { colorFor, type CommandIO } from "./io.js";
+import { listOutputFlag } from "./live-history.js";
+import { openCluster } from "./open-cluster.js";
+
+export interface ListFlags extends GlobalFlags {
+  output: string;
+}
+
+export async function liveList(f: ListFlags, io: CommandIO): Promise<void> {
+  const output = listOutputFlag(f.output);
+  const cluster = openCluster(f);
+  try {
+    // Without -n: every namespace (the context's namespace does not narrow it, as `kapp ls -A`).
+    const namespace = cluster.namespaceEnforced ? cluster.defaultNamespace : undefined;
+    const groups = (await resourceGroupCrdInstalled(cluster)) ? (await cluster.list("kpt.dev", RESOURCE_GROUP_KIND, namespace, { signal: io.signal })).items : [];
+    const changes = groups.length ? await listChanges(cluster, { namespace, signal: io.signal }) : [];
+    const rows = inventoryRows(groups, changes, new Date());
+    const color = colorFor(io, f);
+    printDocument(() => formatInventoryList(rows, createPalette(color)), () => inventoryListJson(rows), { output, stdout: io.stdout, color });
+  } finally {
+    cluster.close();
+  }
+}

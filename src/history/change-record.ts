@@ -1,0 +1,196 @@
+// One change of a package, as kapp's app-changes record it: who ran which command when, what it
+// did (`Op: 2 create, 0 delete, 1 update, 5 noop`), whether it succeeded, which objects failed.
+// Pure: a record is built by folding the engine's events, then stored as a ConfigMap beside the
+// inventory (see cluster-history.ts). The real kpt never looks at these ConfigMaps: it finds
+// inventories by name (ResourceGroup), and they carry none of cli-utils' labels or annotations.
+
+import type { EngineEvent } from "../events.js";
+import { formatRef, type ObjRef } from "../object/ref.js";
+import type { KubeObject } from "../object/types.js";
+
+/** The label every record carries; its value is the inventory id (not cli-utils' inventory-id label: kpt selects inventories by that one). */
+export const CHANGE_INVENTORY_LABEL = "kpt-ts.dev/change-of-inventory";
+/** The ConfigMap key holding the record as JSON. */
+export const CHANGE_DATA_KEY = "change";
+/** kapp's default for `--app-changes-max-to-keep`. */
+export const DEFAULT_HISTORY_LIMIT = 200;
+/** Failed objects stored per record at most (a ConfigMap holds 1 MiB); the rest are counted. */
+const MAX_FAILED = 50;
+const MAX_ERROR_CHARS = 300;
+
+export type ChangeCommand = "apply" | "destroy";
+/** `running` until the run ends; a record that stays `running` belongs to a process that was killed. */
+export type ChangeResult = "running" | "succeeded" | "failed" | "interrupted";
+/** What `live history` and `live list` show: a superseded `running` record is `unknown` (its process died). */
+export type ShownResult = ChangeResult | "unknown";
+
+export interface ChangeCounts {
+  create: number;
+  delete: number;
+  update: number;
+  noop: number;
+}
+
+export interface FailedObject {
+  group: string;
+  kind: string;
+  namespace: string;
+  name: string;
+  /** What failed: the write (apply/prune/delete) or the wait that followed (reconcile). */
+  action: "apply" | "prune" | "delete" | "reconcile";
+  error: string;
+}
+
+export interface ChangeRecord {
+  /** The ConfigMap's name, once stored. */
+  name?: string;
+  command: ChangeCommand;
+  inventory: { name: string; namespace: string; id: string };
+  /** The kubeconfig user that ran it. */
+  user: string;
+  startedAt: string;
+  finishedAt?: string;
+  result: ChangeResult;
+  counts: ChangeCounts;
+  skipped: number;
+  failed: FailedObject[];
+  /** Failed objects beyond those listed. */
+  moreFailed?: number;
+  /** Why the run stopped, when it did not finish (a cluster error, an interrupt). */
+  error?: string;
+}
+
+export function startChange(o: { command: ChangeCommand; inventory: ChangeRecord["inventory"]; user: string; startedAt: Date }): ChangeRecord {
+  return {
+    command: o.command,
+    inventory: { ...o.inventory },
+    user: o.user,
+    startedAt: o.startedAt.toISOString(),
+    result: "running",
+    counts: { create: 0, delete: 0, update: 0, noop: 0 },
+    skipped: 0,
+    failed: [],
+  };
+}
+
+/** Adds one engine event to the record (a new record; the old one is left as it was). */
+export function foldChange(r: ChangeRecord, e: EngineEvent): ChangeRecord {
+  switch (e.type) {
+    case "apply": {
+      if (e.status === "Failed") return withFailure(r, e.ref, "apply", e.error);
+      if (e.status === "Skipped") return { ...r, skipped: r.skipped + 1 };
+      const key = e.operation === "created" ? "create" : e.operation === "unchanged" ? "noop" : "update";
+      return { ...r, counts: { ...r.counts, [key]: r.counts[key] + 1 } };
+    }
+    case "prune":
+    case "delete": {
+      if (e.status === "Failed") return withFailure(r, e.ref, e.type, e.error);
+      if (e.status === "Skipped") return { ...r, skipped: r.skipped + 1 };
+      return { ...r, counts: { ...r.counts, delete: r.counts.delete + 1 } };
+    }
+    case "wait":
+      if (e.status === "Failed" || e.status === "Timeout") return withFailure(r, e.ref, "reconcile", e.status === "Timeout" ? `timeout${e.message ? `: ${e.message}` : ""}` : e.message);
+      return r;
+    default:
+      return r;
+  }
+}
+
+function withFailure(r: ChangeRecord, ref: ObjRef, action: FailedObject["action"], error: string | undefined): ChangeRecord {
+  if (r.failed.length >= MAX_FAILED) return { ...r, moreFailed: (r.moreFailed ?? 0) + 1 };
+  const text = (error ?? "unknown error").slice(0, MAX_ERROR_CHARS);
+  return { ...r, failed: [...r.failed, { group: ref.group, kind: ref.kind, namespace: ref.namespace, name: ref.name, action, error: text }] };
+}
+
+/** The run ended: `failed` when anything failed (as kpt's exit code 3), `interrupted` on Ctrl-C. */
+export function finishChange(r: ChangeRecord, o: { finishedAt: Date; result: Exclude<ChangeResult, "running">; error?: string }): ChangeRecord {
+  const failed = o.result === "succeeded" && (r.failed.length > 0 || (r.moreFailed ?? 0) > 0) ? "failed" : o.result;
+  return { ...r, finishedAt: o.finishedAt.toISOString(), result: failed, ...(o.error ? { error: o.error.slice(0, MAX_ERROR_CHARS) } : {}) };
+}
+
+/** kapp's form: `Op: 2 create, 0 delete, 1 update, 5 noop`. */
+export function formatOp(c: ChangeCounts): string {
+  return `Op: ${c.create} create, ${c.delete} delete, ${c.update} update, ${c.noop} noop`;
+}
+
+/** `deployment.apps/web (reconcile: timeout: Ready: 0/1)` */
+export function formatFailed(f: FailedObject): string {
+  return `${formatRef(f)} (${f.action}: ${f.error})`;
+}
+
+/** Newest first: by start time, then by name (records started in the same millisecond). */
+export function compareNewestFirst(a: ChangeRecord, b: ChangeRecord): number {
+  if (a.startedAt !== b.startedAt) return a.startedAt < b.startedAt ? 1 : -1;
+  return (b.name ?? "").localeCompare(a.name ?? "");
+}
+
+/**
+ * A `running` record that a newer change of the same inventory has superseded can no longer be
+ * running: its process was killed (or lost the cluster) before it could say how it ended.
+ */
+export function shownResult(r: ChangeRecord, all: readonly ChangeRecord[]): ShownResult {
+  if (r.result !== "running") return r.result;
+  const superseded = all.some((o) => o !== r && o.inventory.id === r.inventory.id && compareNewestFirst(o, r) < 0);
+  return superseded ? "unknown" : "running";
+}
+
+/** The records beyond the newest `keep` of each inventory: the ones retention deletes. */
+export function selectExpired(records: readonly ChangeRecord[], keep: number): ChangeRecord[] {
+  const byInventory = new Map<string, ChangeRecord[]>();
+  for (const r of records) {
+    const list = byInventory.get(r.inventory.id) ?? [];
+    list.push(r);
+    byInventory.set(r.inventory.id, list);
+  }
+  return [...byInventory.values()].flatMap((list) => [...list].sort(compareNewestFirst).slice(Math.max(0, keep)));
+}
+
+/** The ConfigMap that stores a record: in the inventory's namespace, labelled with the inventory id. */
+export function changeToConfigMap(r: ChangeRecord): KubeObject {
+  const { name, ...stored } = r;
+  return {
+    apiVersion: "v1",
+    kind: "ConfigMap",
+    metadata: {
+      ...(name ? { name } : { generateName: `${r.inventory.name.slice(0, 200)}-change-` }),
+      namespace: r.inventory.namespace,
+      labels: { [CHANGE_INVENTORY_LABEL]: r.inventory.id },
+    },
+    data: { [CHANGE_DATA_KEY]: JSON.stringify(stored) },
+  };
+}
+
+/** The record a ConfigMap holds; undefined when it is not one (or was edited into something else). */
+export function changeFromConfigMap(cm: KubeObject): ChangeRecord | undefined {
+  const text = (cm.data as Record<string, unknown> | undefined)?.[CHANGE_DATA_KEY];
+  if (typeof text !== "string") return undefined;
+  let raw: unknown;
+  try {
+    raw = JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+  if (!isRecord(raw) || !isRecord(raw.inventory) || typeof raw.startedAt !== "string" || typeof raw.command !== "string") return undefined;
+  const counts = isRecord(raw.counts) ? raw.counts : {};
+  const num = (v: unknown) => (typeof v === "number" && Number.isFinite(v) ? v : 0);
+  const str = (v: unknown) => (typeof v === "string" ? v : "");
+  const results: ChangeResult[] = ["running", "succeeded", "failed", "interrupted"];
+  return {
+    name: cm.metadata.name,
+    command: raw.command === "destroy" ? "destroy" : "apply",
+    inventory: { name: str(raw.inventory.name), namespace: str(raw.inventory.namespace) || (cm.metadata.namespace ?? ""), id: str(raw.inventory.id) || (cm.metadata.labels?.[CHANGE_INVENTORY_LABEL] ?? "") },
+    user: str(raw.user),
+    startedAt: raw.startedAt,
+    ...(typeof raw.finishedAt === "string" ? { finishedAt: raw.finishedAt } : {}),
+    result: results.includes(raw.result as ChangeResult) ? (raw.result as ChangeResult) : "running",
+    counts: { create: num(counts.create), delete: num(counts.delete), update: num(counts.update), noop: num(counts.noop) },
+    skipped: num(raw.skipped),
+    failed: Array.isArray(raw.failed) ? raw.failed.filter(isRecord).map((f) => ({ group: str(f.group), kind: str(f.kind), namespace: str(f.namespace), name: str(f.name), action: str(f.action) as FailedObject["action"], error: str(f.error) })) : [],
+    ...(num(raw.moreFailed) ? { moreFailed: num(raw.moreFailed) } : {}),
+    ...(typeof raw.error === "string" ? { error: raw.error } : {}),
+  };
+}
+
+function isRecord(v: unknown): v is Record<string, any> {
+  return typeof v === "object" && v !== null && !Array.isArray(v);
+}

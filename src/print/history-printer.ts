@@ -1,0 +1,122 @@
+// `live history` and `live list`: text tables in kapp's style, or one JSON document. Pure
+// formatting (records and rows in, lines out) plus the one function that writes them.
+
+import type { ChalkInstance } from "chalk";
+import { formatFailed, formatOp, shownResult, type ChangeRecord, type ShownResult } from "../history/change-record.js";
+import type { InventoryRow } from "../history/inventory-list.js";
+import { formatAge } from "./table-layout.js";
+import { formatColumns } from "./text-columns.js";
+import { formatDuration } from "./waiting-line.js";
+
+export type ListOutput = "table" | "json";
+
+export interface ListPrintOptions {
+  output: ListOutput;
+  stdout: NodeJS.WritableStream;
+  color: boolean;
+}
+
+export function paintResult(result: ShownResult | undefined, text: string, paint: ChalkInstance): string {
+  switch (result) {
+    case "succeeded":
+      return paint.green(text);
+    case "failed":
+      return paint.red(text);
+    case "interrupted":
+    case "unknown":
+      return paint.yellow(text);
+    case "running":
+      return paint.cyan(text);
+    default:
+      return text;
+  }
+}
+
+/** `2026-01-02T03:04:05Z`: UTC to the second. */
+function formatTime(iso: string): string {
+  return iso.replace(/\.\d+Z$/, "Z");
+}
+
+function took(r: ChangeRecord): string {
+  if (!r.finishedAt) return "-";
+  const ms = Math.max(0, Date.parse(r.finishedAt) - Date.parse(r.startedAt));
+  return ms < 1000 ? "<1s" : formatDuration(Math.round(ms / 1000) * 1000);
+}
+
+export function formatHistory(inventory: { name: string; namespace: string; id: string }, records: readonly ChangeRecord[], paint: ChalkInstance): string[] {
+  const head = `Inventory: ResourceGroup ${inventory.namespace}/${inventory.name} (inventory id ${inventory.id})`;
+  if (records.length === 0) return [head, "", "No changes recorded: kpt-ts records each live apply and live destroy (not dry runs) here."];
+  const lines = [head, ""];
+  const table = formatColumns(
+    [
+      { header: "Started", cell: (r: ChangeRecord) => formatTime(r.startedAt) },
+      { header: "Took", cell: took },
+      { header: "Command", cell: (r) => r.command },
+      { header: "User", cell: (r) => r.user || "-" },
+      { header: "Result", cell: (r) => shownResult(r, records), paint: (r, t) => paintResult(shownResult(r, records), t, paint) },
+      { header: "Changes", cell: (r) => formatOp(r.counts) + (r.skipped ? `, ${r.skipped} skipped` : "") },
+    ],
+    records,
+    paint,
+  );
+  lines.push(table[0]!);
+  records.forEach((r, i) => {
+    lines.push(table[i + 1]!);
+    for (const f of r.failed) lines.push(paint.red(`  failed: ${formatFailed(f)}`));
+    if (r.moreFailed) lines.push(paint.red(`  failed: ${r.moreFailed} more object(s)`));
+    if (r.error) lines.push(paint.yellow(`  stopped: ${r.error}`));
+    if (shownResult(r, records) === "unknown") lines.push(paint.yellow("  never finished: its process was killed or lost the cluster"));
+  });
+  lines.push("", `${records.length} change(s), newest first`);
+  return lines;
+}
+
+export function historyJson(inventory: { name: string; namespace: string; id: string }, records: readonly ChangeRecord[]): unknown {
+  return {
+    inventory,
+    changes: records.map((r) => ({
+      name: r.name ?? "",
+      command: r.command,
+      user: r.user,
+      startedAt: r.startedAt,
+      ...(r.finishedAt ? { finishedAt: r.finishedAt } : {}),
+      result: shownResult(r, records),
+      description: formatOp(r.counts),
+      counts: r.counts,
+      skipped: r.skipped,
+      failed: r.failed,
+      ...(r.moreFailed ? { moreFailed: r.moreFailed } : {}),
+      ...(r.error ? { error: r.error } : {}),
+    })),
+  };
+}
+
+export function formatInventoryList(rows: readonly InventoryRow[], paint: ChalkInstance): string[] {
+  if (rows.length === 0) return ["No inventories (ResourceGroups) found."];
+  const spans = (r: InventoryRow) => [...r.namespaces, ...(r.clusterScoped ? ["(cluster)"] : [])].join(",") || "-";
+  return [
+    ...formatColumns(
+      [
+        { header: "Namespace", cell: (r: InventoryRow) => r.namespace },
+        { header: "Name", cell: (r) => r.name },
+        { header: "Objects", cell: (r) => String(r.objects) },
+        { header: "Namespaces", cell: spans },
+        { header: "Last change", cell: (r) => (r.lastChange ? `${r.lastChange.command} ${r.lastChange.result}` : "-"), paint: (r, t) => paintResult(r.lastChange?.result, t, paint) },
+        { header: "Age", cell: (r) => (r.lastChange ? formatAge(r.lastChange.ageMs) : "-") },
+      ],
+      rows,
+      paint,
+    ),
+    "",
+    `${rows.length} inventor${rows.length === 1 ? "y" : "ies"}`,
+  ];
+}
+
+export function inventoryListJson(rows: readonly InventoryRow[]): unknown {
+  return { inventories: rows };
+}
+
+export function printDocument(lines: () => string[], json: () => unknown, opts: ListPrintOptions): void {
+  opts.stdout.write(opts.output === "json" ? `${JSON.stringify(json(), null, 2)}\n` : lines().map((l) => `${l}\n`).join(""));
+}
+
