@@ -22,6 +22,8 @@ export interface PackageFile {
   /** Relative to the package root with `/` separators; for stdin, the name to show ("stdin"). */
   path: string;
   content: string;
+  /** Set when the file could not be read as YAML text (binary, a broken link, a pipe...): why, and where. */
+  unreadable?: { line: number; message: string };
 }
 
 export interface PackageInput {
@@ -68,12 +70,16 @@ export function analyzePackage(input: PackageInput, opts: ParsePackageOptions): 
   const issues: PackageIssue[] = [];
   const display = (rel: string): string => (input.fromStdin ? rel : posix.join(input.path, rel));
 
-  const kptfiles = input.fromStdin ? [] : readKptfiles(input.files, display, issues);
+  for (const f of input.files) {
+    if (f.unreadable) issues.push({ source: { file: display(f.path), line: f.unreadable.line }, message: f.unreadable.message });
+  }
+  const readable = input.files.filter((f) => !f.unreadable);
+  const kptfiles = input.fromStdin ? [] : readKptfiles(readable, display, issues);
   const subpackageDirs = new Set(kptfiles.filter((k) => k.dir !== "").map((k) => k.dir));
   const functionConfigs = new Set(kptfiles.flatMap((k) => functionConfigPaths(k)));
 
   const found: Found = { objects: [], resourceGroups: [], streamKptfiles: [], labelled: [] };
-  for (const file of input.files) {
+  for (const file of readable) {
     if (!input.fromStdin && posix.basename(file.path) === "Kptfile") continue;
     const parsed = parseYamlDocuments(file.content);
     const where = display(file.path);

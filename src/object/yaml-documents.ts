@@ -49,6 +49,9 @@ export function parseYamlDocuments(content: string): ParsedYaml {
   if (!chunks) return parseYamlDocumentsPrecisely(text);
   const documents: YamlDocument[] = [];
   for (const chunk of chunks) {
+    // js-yaml shares aliased nodes instead of copying them, so an alias "bomb" would only explode
+    // when the object is sent; the precise parser counts and refuses excessive aliasing.
+    if (mayUseAliases(chunk.text)) return parseYamlDocumentsPrecisely(text);
     let value: unknown;
     try {
       value = jsyaml.load(chunk.text, { schema: FAST_SCHEMA, json: false });
@@ -68,6 +71,11 @@ export function parseYamlDocuments(content: string): ParsedYaml {
     documents.push({ value, line: chunk.firstLine + leadingBlankLines(chunk.text), lineOf: (path) => precise()?.lineOf(path) });
   }
   return { documents, errors: [] };
+}
+
+/** An anchor and something that reads like an alias (`*name`) somewhere. */
+function mayUseAliases(text: string): boolean {
+  return text.includes("&") && /(?:^|[\s[{,])\*[^\s,[\]{}]/.test(text);
 }
 
 function mapLine(line: number | undefined, offset: number): number | undefined {
@@ -108,11 +116,24 @@ function splitDocuments(text: string): Chunk[] | undefined {
   return chunks;
 }
 
-/** The `yaml` library's full parse: every node with its position. */
+/** Go's yaml.v3 refuses documents nested deeper than this; so do we, before the stack runs out. */
+const MAX_DEPTH = 1000;
+
+/** The `yaml` library's full parse: every node with its position. Never throws. */
 export function parseYamlDocumentsPrecisely(text: string): ParsedYaml {
+  try {
+    return parseAllPrecisely(text);
+  } catch (err) {
+    // The parser's own limits (its stack on absurd nesting): say what it hit, at the file's start.
+    return { documents: [], errors: [{ line: 1, message: describeYamlError(err instanceof Error ? err.message : String(err)) }] };
+  }
+}
+
+function parseAllPrecisely(text: string): ParsedYaml {
   const lineCounter = new LineCounter();
-  // merge: Go's yaml.v3 (what kpt reads with) honours `<<` merge keys.
-  const docs = parseAllDocuments(text, { lineCounter, merge: true, prettyErrors: true });
+  // merge: Go's yaml.v3 (what kpt reads with) honours `<<` merge keys. logLevel: the library's
+  // warnings would go to the terminal; what matters is reported as an issue instead.
+  const docs = parseAllDocuments(text, { lineCounter, merge: true, prettyErrors: true, logLevel: "error" });
   const documents: YamlDocument[] = [];
   const errors: YamlSyntaxError[] = [];
   const lineAt = (offset: number): number => lineCounter.linePos(offset).line;
@@ -124,17 +145,49 @@ export function parseYamlDocumentsPrecisely(text: string): ParsedYaml {
       errors.push({ line: err.linePos?.[0].line ?? lineAt(err.pos[0]), message: describeYamlError(err.message) });
       continue;
     }
-    const value: unknown = doc.toJS({ maxAliasCount: 1000 });
+    const depth = nestingDepth(doc.contents);
+    if (depth.tooDeep) {
+      errors.push({ line: lineAt(depth.at), message: `the document is nested more than ${MAX_DEPTH} levels deep` });
+      continue;
+    }
+    let value: unknown;
+    try {
+      value = doc.toJS({ maxAliasCount: 1000 });
+    } catch (err) {
+      // An alias to an anchor defined later or not at all, or aliases expanding exponentially.
+      errors.push({ line: lineAt(doc.contents?.range[0] ?? 0), message: describeYamlError((err as Error).message) });
+      continue;
+    }
     if (value === null || value === undefined || doc.contents === null) continue;
     documents.push({ value, line: lineAt(doc.contents.range[0]), lineOf: (path) => findLine(doc, path, lineAt) });
   }
   return { documents, errors };
 }
 
-/** The library's first message line without its own "at line L, column C:" suffix. */
+/** The library's first message line without its own "at line L, column C:" suffix, in our words where its own are obscure. */
 function describeYamlError(message: string): string {
-  const first = message.split("\n")[0] ?? message;
-  return first.replace(/ at line \d+, column \d+:?$/, "");
+  const first = (message.split("\n")[0] ?? message).replace(/ at line \d+, column \d+:?$/, "");
+  if (/Maximum call stack size exceeded/.test(first)) return "the document is nested too deeply to read";
+  if (/Excessive alias count/.test(first)) return "excessive aliasing: its aliases (*name) expand to too many nodes (an alias bomb?)";
+  if (/^Unresolved alias/.test(first)) return `${first}: define the anchor (&name) before its alias (*name)`;
+  return first;
+}
+
+/** The deepest nesting of collections, iteratively (the point is not to need the stack). */
+function nestingDepth(root: unknown): { tooDeep: boolean; at: number } {
+  const stack: { node: unknown; depth: number }[] = [{ node: root, depth: 0 }];
+  while (stack.length > 0) {
+    const { node, depth } = stack.pop()!;
+    if (depth > MAX_DEPTH) return { tooDeep: true, at: isNodeWithRange(node) ? node.range[0] : 0 };
+    if (isMap(node) || isSeq(node)) {
+      for (const item of node.items as unknown[]) {
+        if (isPair(item)) {
+          stack.push({ node: item.key, depth: depth + 1 }, { node: item.value, depth: depth + 1 });
+        } else stack.push({ node: item, depth: depth + 1 });
+      }
+    }
+  }
+  return { tooDeep: false, at: 0 };
 }
 
 function findLine(doc: Document, path: FieldPath, lineAt: (offset: number) => number): number | undefined {
