@@ -142,7 +142,8 @@ function parseAllPrecisely(text: string): ParsedYaml {
     if (doc.errors.length > 0) {
       // The first error explains the document; later ones are usually its echoes.
       const err = doc.errors[0]!;
-      errors.push({ line: err.linePos?.[0].line ?? lineAt(err.pos[0]), message: describeYamlError(err.message) });
+      const opened = unclosedStart(doc.contents, err.pos[0]);
+      errors.push({ line: opened !== undefined ? lineAt(opened) : (err.linePos?.[0].line ?? lineAt(err.pos[0])), message: describeYamlError(err.message) });
       continue;
     }
     const depth = nestingDepth(doc.contents);
@@ -171,6 +172,29 @@ function describeYamlError(message: string): string {
   if (/Excessive alias count/.test(first)) return "excessive aliasing: its aliases (*name) expand to too many nodes (an alias bomb?)";
   if (/^Unresolved alias/.test(first)) return `${first}: define the anchor (&name) before its alias (*name)`;
   return first;
+}
+
+/**
+ * The parser notices an unclosed quote or flow collection where the text ends; the user needs
+ * the line where it was opened: the innermost quoted scalar or flow collection that runs up to
+ * the error's position.
+ */
+function unclosedStart(root: unknown, errorAt: number): number | undefined {
+  let found: number | undefined;
+  const stack: unknown[] = [root];
+  while (stack.length > 0) {
+    const node = stack.pop();
+    if (isPair(node)) {
+      stack.push(node.key, node.value);
+      continue;
+    }
+    if (!isNodeWithRange(node) || node.range[0] > errorAt || node.range[2] < errorAt) continue;
+    const quoted = isScalar(node) && (node.type === "QUOTE_DOUBLE" || node.type === "QUOTE_SINGLE");
+    const flow = (isMap(node) || isSeq(node)) && node.flow === true;
+    if ((quoted || flow) && (found === undefined || node.range[0] > found)) found = node.range[0];
+    if (isMap(node) || isSeq(node)) stack.push(...(node.items as unknown[]));
+  }
+  return found;
 }
 
 /** The deepest nesting of collections, iteratively (the point is not to need the stack). */
