@@ -31,8 +31,8 @@ export interface BadInputCase {
   expect: { file?: string; line?: number; object?: string; message: RegExp };
   /** Extra CLI arguments (before the path), e.g. `-n`. */
   args?: (ns: string) => string[];
-  /** Cluster-scoped objects the package names: they must not exist afterwards. */
-  clusterScoped?: (ns: string) => { resource: string; name: string }[];
+  /** Objects outside the case's namespace that the package names: they must not exist afterwards. */
+  alsoAbsent?: (ns: string) => { resource: string; name: string; namespace?: string }[];
 }
 
 export const INVENTORY_FILE = "resourcegroup.yaml";
@@ -458,7 +458,7 @@ export const BAD_INPUT_CASES: BadInputCase[] = [
     files: (ns) => ({ "cycle.yaml": docs(cmDependsOn("a", ns, `/namespaces/${ns}/ConfigMap/b`), cmDependsOn("b", ns, `/namespaces/${ns}/ConfigMap/a`)) }),
     stage: "graph",
     error: "PackageError",
-    expect: { file: "cycle.yaml", line: 7, object: "ConfigMap/a", message: /cyclic dependency:\n- \/namespaces\/[^/]+\/ConfigMap\/a -> \/namespaces\/[^/]+\/ConfigMap\/b \(.*cycle\.yaml:7\)\n- \/namespaces\/[^/]+\/ConfigMap\/b -> \/namespaces\/[^/]+\/ConfigMap\/a \(.*cycle\.yaml:17\)/ },
+    expect: { file: "cycle.yaml", line: 7, object: "ConfigMap/a", message: /cyclic dependency:\n\s*- \/namespaces\/[^/]+\/ConfigMap\/a -> \/namespaces\/[^/]+\/ConfigMap\/b \(.*cycle\.yaml:7\)\n\s*- \/namespaces\/[^/]+\/ConfigMap\/b -> \/namespaces\/[^/]+\/ConfigMap\/a \(.*cycle\.yaml:17\)/ },
   },
   {
     id: "dep-self",
@@ -466,7 +466,7 @@ export const BAD_INPUT_CASES: BadInputCase[] = [
     files: (ns) => ({ "self.yaml": cmDependsOn("self", ns, `/namespaces/${ns}/ConfigMap/self`) }),
     stage: "graph",
     error: "PackageError",
-    expect: { file: "self.yaml", line: 7, object: "ConfigMap/self", message: /cyclic dependency:\n- \/namespaces\/[^/]+\/ConfigMap\/self -> \/namespaces\/[^/]+\/ConfigMap\/self/ },
+    expect: { file: "self.yaml", line: 7, object: "ConfigMap/self", message: /cyclic dependency:\n\s*- \/namespaces\/[^/]+\/ConfigMap\/self -> \/namespaces\/[^/]+\/ConfigMap\/self/ },
   },
   {
     id: "dep-missing",
@@ -474,7 +474,7 @@ export const BAD_INPUT_CASES: BadInputCase[] = [
     files: (ns) => ({ "dep.yaml": cmDependsOn("dep", ns, `/namespaces/${ns}/ConfigMap/missing`) }),
     stage: "graph",
     error: "PackageError",
-    expect: { file: "dep.yaml", line: 7, object: "ConfigMap/dep", message: /external dependency: \/namespaces\/[^/]+\/ConfigMap\/dep -> \/namespaces\/[^/]+\/ConfigMap\/missing\nonly objects of this package can be waited for/ },
+    expect: { file: "dep.yaml", line: 7, object: "ConfigMap/dep", message: /external dependency: \/namespaces\/[^/]+\/ConfigMap\/dep -> \/namespaces\/[^/]+\/ConfigMap\/missing\n\s*only objects of this package can be waited for/ },
   },
   {
     id: "dep-fields",
@@ -506,7 +506,7 @@ export const BAD_INPUT_CASES: BadInputCase[] = [
     files: (ns) => ({ "twice.yaml": cmDependsOn("twice", ns, `/namespaces/${ns}/ConfigMap/good, /namespaces/${ns}/ConfigMap/good`) }),
     stage: "graph",
     error: "PackageError",
-    expect: { file: "twice.yaml", line: 7, object: "ConfigMap/twice", message: /duplicate dependency: .*\nlist each dependency once/ },
+    expect: { file: "twice.yaml", line: 7, object: "ConfigMap/twice", message: /duplicate dependency: .*\n\s*list each dependency once/ },
   },
   {
     id: "dep-cluster-form",
@@ -514,7 +514,7 @@ export const BAD_INPUT_CASES: BadInputCase[] = [
     files: (ns) => ({ "scoped.yaml": cmDependsOn("scoped", ns, "/ConfigMap/good") }),
     stage: "graph",
     error: "PackageError",
-    expect: { file: "scoped.yaml", line: 7, object: "ConfigMap/scoped", message: /external dependency: .* -> \/ConfigMap\/good\ndid you mean "\/namespaces\/[^/]+\/ConfigMap\/good"\?/ },
+    expect: { file: "scoped.yaml", line: 7, object: "ConfigMap/scoped", message: /external dependency: .* -> \/ConfigMap\/good\n\s*did you mean "\/namespaces\/[^/]+\/ConfigMap\/good"\?/ },
   },
   {
     id: "dep-namespaced-form",
@@ -525,8 +525,8 @@ export const BAD_INPUT_CASES: BadInputCase[] = [
     }),
     stage: "graph",
     error: "PackageError",
-    expect: { file: "user.yaml", line: 7, object: "ConfigMap/user", message: /external dependency: .*\ndid you mean "rbac\.authorization\.k8s\.io\/ClusterRole\/[^"]+-reader"\?/ },
-    clusterScoped: (ns) => [{ resource: "clusterroles", name: `${ns}-reader` }],
+    expect: { file: "user.yaml", line: 7, object: "ConfigMap/user", message: /external dependency: .*\n\s*did you mean "rbac\.authorization\.k8s\.io\/ClusterRole\/[^"]+-reader"\?/ },
+    alsoAbsent: (ns) => [{ resource: "clusterroles", name: `${ns}-reader` }],
   },
   // --- what only the cluster can tell ---
   {
@@ -555,7 +555,7 @@ export const BAD_INPUT_CASES: BadInputCase[] = [
     stage: "prepare",
     error: "PackageError",
     expect: { file: "gizmo.yaml", line: 1, message: /\.example\.com\/v2, Kind=Gizmo \(.*gizmo\.yaml:1\)/ },
-    clusterScoped: (ns) => [{ resource: "customresourcedefinitions", name: `gizmos.${ns}.example.com` }],
+    alsoAbsent: (ns) => [{ resource: "customresourcedefinitions", name: `gizmos.${ns}.example.com` }],
   },
   {
     id: "scope-cluster-ns",
@@ -564,7 +564,7 @@ export const BAD_INPUT_CASES: BadInputCase[] = [
     stage: "prepare",
     error: "PackageError",
     expect: { file: "cr.yaml", line: 5, object: "ClusterRole/", message: /resource is cluster-scoped but has a non-empty namespace "[^"]+": remove metadata\.namespace/ },
-    clusterScoped: (ns) => [{ resource: "clusterroles", name: `${ns}-viewer` }],
+    alsoAbsent: (ns) => [{ resource: "clusterroles", name: `${ns}-viewer` }],
   },
   {
     id: "scope-crd-cluster",
@@ -576,13 +576,14 @@ export const BAD_INPUT_CASES: BadInputCase[] = [
     stage: "prepare",
     error: "PackageError",
     expect: { file: "realm.yaml", line: 5, object: "Realm/r", message: /resource is cluster-scoped but has a non-empty namespace/ },
-    clusterScoped: (ns) => [{ resource: "customresourcedefinitions", name: `realms.${ns}.example.com` }],
+    alsoAbsent: (ns) => [{ resource: "customresourcedefinitions", name: `realms.${ns}.example.com` }],
   },
   {
     id: "enforced-namespace",
     what: "-n given, an object in another namespace",
     files: () => ({ "elsewhere.yaml": cm("elsewhere", "kube-public") }),
     args: (ns) => ["-n", ns],
+    alsoAbsent: () => [{ resource: "configmaps", name: "elsewhere", namespace: "kube-public" }],
     stage: "prepare",
     error: "PackageError",
     expect: { file: "elsewhere.yaml", line: 5, object: "ConfigMap/elsewhere", message: /found namespace "kube-public", but all resources must be in namespace "[^"]+"/ },
