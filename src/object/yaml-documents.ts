@@ -27,13 +27,42 @@ export interface ParsedYaml {
 }
 
 /**
- * YAML 1.2 core types (no timestamps: `2024-01-01` stays a string, as kpt reads it) plus `<<`
- * merge keys, which Go's yaml.v3 honours.
+ * The YAML 1.2 core schema exactly as the precise parser (`yaml`) reads it, so a file means the
+ * same whichever path reads it: js-yaml's own core schema differs on numbers (it reads `1_000`
+ * and `0b101` as integers and `-.5` as a string). No timestamps (`2024-01-01` stays a string, as
+ * kpt reads it); `<<` merge keys, which Go's yaml.v3 honours, as an implicit type (an array given
+ * to extend() would add an explicit one, used only by `!!merge`-tagged keys).
  */
-const FAST_SCHEMA = jsyaml.CORE_SCHEMA.extend([(jsyaml as unknown as { types: { merge: jsyaml.Type } }).types.merge]);
+const jsyamlTypes = (jsyaml as unknown as { types: Record<"null" | "bool" | "merge", jsyaml.Type> }).types;
+
+const INT = { decimal: /^[-+]?[0-9]+$/, octal: /^0o[0-7]+$/, hex: /^0x[0-9a-fA-F]+$/ };
+const FLOAT = { plain: /^[-+]?(?:\.[0-9]+|[0-9]+\.[0-9]*)$/, exp: /^[-+]?(?:\.[0-9]+|[0-9]+(?:\.[0-9]*)?)[eE][-+]?[0-9]+$/, special: /^(?:[-+]?\.(?:inf|Inf|INF)|\.nan|\.NaN|\.NAN)$/ };
+
+const CORE_INT = new jsyaml.Type("tag:yaml.org,2002:int", {
+  kind: "scalar",
+  resolve: (s: string | null) => s !== null && (INT.decimal.test(s) || INT.octal.test(s) || INT.hex.test(s)),
+  construct: (s: string) => (INT.octal.test(s) ? parseInt(s.slice(2), 8) : INT.hex.test(s) ? parseInt(s.slice(2), 16) : parseInt(s, 10)),
+  predicate: (v: unknown) => Number.isInteger(v),
+  represent: (v: object) => String(v),
+});
+
+const CORE_FLOAT = new jsyaml.Type("tag:yaml.org,2002:float", {
+  kind: "scalar",
+  resolve: (s: string | null) => s !== null && (FLOAT.plain.test(s) || FLOAT.exp.test(s) || FLOAT.special.test(s)),
+  construct: (s: string) => {
+    if (!FLOAT.special.test(s)) return parseFloat(s);
+    if (s.slice(-3).toLowerCase() === "nan") return NaN;
+    return s.startsWith("-") ? Number.NEGATIVE_INFINITY : Number.POSITIVE_INFINITY;
+  },
+  predicate: (v: unknown) => typeof v === "number",
+  represent: (v: object) => String(v),
+});
+
+const FAST_SCHEMA = jsyaml.FAILSAFE_SCHEMA.extend({ implicit: [jsyamlTypes.null, jsyamlTypes.bool, CORE_INT, CORE_FLOAT, jsyamlTypes.merge] });
 
 /** A plain separator line; anything else after `---` sends the file down the precise path. */
-const SEPARATOR = /^---[ \t]*(#.*)?\r?$/;
+// (A comment needs a blank before its `#`: `---#x` is a plain scalar, not a separator.)
+const SEPARATOR = /^---(?:[ \t]+(?:#.*)?)?\r?$/;
 
 /**
  * Empty documents (nothing, comments only, a bare `null`) are dropped. A document with a syntax
@@ -73,9 +102,13 @@ export function parseYamlDocuments(content: string): ParsedYaml {
   return { documents, errors: [] };
 }
 
-/** An anchor and something that reads like an alias (`*name`) somewhere. */
+/**
+ * Something that reads like an anchor (`&name`) or an alias (`*name`). Rare in manifests; js-yaml
+ * is also more lenient than YAML around them (it accepts `a: &x b: c`), so the precise parser
+ * reads such documents.
+ */
 function mayUseAliases(text: string): boolean {
-  return text.includes("&") && /(?:^|[\s[{,])\*[^\s,[\]{}]/.test(text);
+  return /(?:^|[\s[{,])[&*][^\s,[\]{}]/.test(text);
 }
 
 function mapLine(line: number | undefined, offset: number): number | undefined {
