@@ -2,7 +2,7 @@
 // three-way patch) or server-side applies it, and says what happened. Per-object failures are
 // results, never exceptions.
 
-import { ApiError } from "../cluster/api-error.js";
+import { ApiError, forbiddenAdvice } from "../cluster/api-error.js";
 import type { Cluster } from "../cluster/types.js";
 import type { ApplyOperation, DryRunStrategy } from "../events.js";
 import { ownershipOf, policyAllows, policyRefusal, type InventoryPolicy } from "../inventory/policy.js";
@@ -41,7 +41,9 @@ function describeApiError(err: unknown, verb: string, obj: KubeObject, source?: 
     if (err.status === 409 && err.causes.some((c) => c.reason === "FieldManagerConflict")) {
       return `${err.message} (use --force-conflicts to take these fields over, or stop setting them in the package)`;
     }
-    return `error when ${verb}${where}: ${err.message}`;
+    // The server's words (kpt prints them too), and for a 403 which permission to ask for.
+    const advice = forbiddenAdvice(err);
+    return `error when ${verb}${where}: ${err.message}${advice ? `; ${advice}` : ""}`;
   }
   return `error when ${verb}${where}: ${(err as Error).message}`;
 }
