@@ -116,6 +116,16 @@ describe("kpt-ts live apply on bad input", () => {
     await expectNothingApplied(ns, dir);
   });
 
+  it("-v before the package path takes no level from it: the package given is read, not the current directory", async () => {
+    const { ns, dir } = await badPackage("e2e-bad-verbose", (ns) => ({ "badname.yaml": configMap("Bad_Name", ns) }));
+    for (const args of [["-v", dir], ["-v", "3", dir], ["-v=2", dir], [dir, "-v"]]) {
+      const r = await kptTs(["live", "apply", ...args]);
+      expect(r.code, `${args.join(" ")}\n${printed(r)}`).toBe(BAD_INPUT);
+      expect(r.stderr).toContain(`${dir}/badname.yaml:4: ConfigMap/Bad_Name`);
+    }
+    await expectNothingApplied(ns, dir);
+  });
+
   it("reads a package from standard input with `-`, and refuses bad input there too", async () => {
     const ns = await createNamespace("e2e-bad-stdin");
     const rg = `apiVersion: kpt.dev/v1alpha1\nkind: ResourceGroup\nmetadata:\n  name: inventory-stdin\n  namespace: ${ns}\n  labels:\n    cli-utils.sigs.k8s.io/inventory-id: stdin-${ns}\n`;
