@@ -10,7 +10,8 @@ import { describe, expect, it } from "vitest";
 import { BAD_INPUT_CASES, expectedPrefix, writeBadInputCase, type BadInputCase } from "../corpus/bad-input.js";
 import { writePackage } from "../helpers/fixtures.js";
 import { createNamespace, kptTs } from "../helpers/run.js";
-import { clusterInventory, configMap, getObject, kubeconfigWithNamespace, listObjects, printed } from "../helpers/scenario.js";
+import { clusterAccess, writeKubeconfig } from "../helpers/credentials.js";
+import { clusterInventory, configMap, getObject, listObjects, printed } from "../helpers/scenario.js";
 
 const BAD_INPUT = 2;
 
@@ -44,7 +45,9 @@ async function runCase(c: BadInputCase, command: string[]): Promise<{ ns: string
   const ns = await createNamespace(`bad-${c.id}`.slice(0, 40));
   const parent = await mkdtemp(join(tmpdir(), "kpt-ts-bad-"));
   const { dir, path } = await writeBadInputCase(c, parent, ns);
-  const kubeconfig = await kubeconfigWithNamespace(ns);
+  // The admin's credentials, the case's namespace as the context's (written directly: no kubectl per case).
+  const { certData, keyData } = await clusterAccess();
+  const kubeconfig = await writeKubeconfig({ "client-certificate-data": certData, "client-key-data": keyData }, { namespace: ns });
   const stdin = c.stdin?.(ns);
   const r = await kptTs(["live", ...command, ...(c.args?.(ns) ?? []), path], { env: { KUBECONFIG: kubeconfig }, ...(stdin !== undefined ? { input: stdin } : {}) });
   return { ns, dir, r };
