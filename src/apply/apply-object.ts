@@ -35,14 +35,18 @@ export interface ApplyObjectResult {
   object?: KubeObject;
 }
 
-function describeApiError(err: unknown, verb: string, obj: KubeObject, source?: SourcePos): string {
+function describeApiError(err: unknown, verb: string, serverSide: boolean, source?: SourcePos): string {
   const where = source ? ` "${source.file}"` : "";
   if (err instanceof ApiError) {
     if (err.status === 409 && err.causes.some((c) => c.reason === "FieldManagerConflict")) {
       return `${err.message} (use --force-conflicts to take these fields over, or stop setting them in the package)`;
     }
     // The server's words (kpt prints them too), and for a 403 which permission to ask for.
-    const advice = forbiddenAdvice(err);
+    const advice =
+      forbiddenAdvice(err) ??
+      (err.status === 422 && /metadata\.annotations: Too long/.test(err.message) && !serverSide
+        ? "client-side apply keeps a copy of the object in its last-applied-configuration annotation, which the server limits to 256 KiB: apply with --server-side"
+        : undefined);
     return `error when ${verb}${where}: ${err.message}${advice ? `; ${advice}` : ""}`;
   }
   return `error when ${verb}${where}: ${(err as Error).message}`;
@@ -102,6 +106,6 @@ export async function applyObject(ctx: ApplyObjectContext, desired: KubeObject, 
       }
     }
   } catch (err) {
-    return { status: "Failed", error: describeApiError(err, live ? "patching" : "creating", desired, source) };
+    return { status: "Failed", error: describeApiError(err, live ? "patching" : "creating", ctx.serverSide, source) };
   }
 }

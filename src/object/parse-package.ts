@@ -7,7 +7,7 @@ import { posix } from "node:path";
 import { PackageError } from "../errors.js";
 import type { PackageIssue } from "../errors.js";
 import { refKey, refOf } from "./ref.js";
-import type { InventoryInfo, Package, PackageObject, SourcePos } from "./types.js";
+import type { InventoryInfo, KubeObject, Package, PackageObject, SourcePos } from "./types.js";
 import { describeObject, isRecord, validateObject } from "./validate-object.js";
 import { parseYamlDocuments } from "./yaml-documents.js";
 import type { FieldPath } from "./yaml-documents.js";
@@ -87,7 +87,7 @@ export function analyzePackage(input: PackageInput, opts: ParsePackageOptions): 
     if (functionConfigs.has(posix.normalize(file.path))) continue;
     const inRootPackage = input.fromStdin || !isInSubpackage(file.path, subpackageDirs);
     for (const doc of parsed.documents) {
-      for (const entry of expandLists({ value: doc.value, file: where, line: doc.line, lineOf: doc.lineOf })) {
+      for (const entry of expandLists({ value: doc.value, file: where, line: doc.line, lineOf: doc.lineOf, ...(doc.textLength !== undefined ? { textLength: doc.textLength } : {}) })) {
         classifyEntry(entry, inRootPackage, input.fromStdin, found, issues);
       }
     }
@@ -115,6 +115,8 @@ interface Entry {
   file: string;
   line: number;
   lineOf(path: FieldPath): number | undefined;
+  /** Characters of YAML text behind it (for a list item, the whole list's). */
+  textLength?: number;
 }
 
 interface Found {
@@ -171,6 +173,7 @@ function expandLists(entry: Entry): Entry[] {
       file: entry.file,
       line: entry.lineOf(["items", i]) ?? entry.line,
       lineOf: (path) => entry.lineOf(["items", i, ...path]),
+      ...(entry.textLength !== undefined ? { textLength: entry.textLength } : {}),
     }),
   );
 }
@@ -200,8 +203,30 @@ function classifyEntry(e: Entry, inRootPackage: boolean, fromStdin: boolean, fou
     issues.push({ source: { file: e.file, line: p.line }, ...(name ? { object: name } : {}), message: p.message });
   }
   if (!object) return;
+  const tooBig = requestBytesOver(object, e.textLength);
+  if (tooBig !== undefined) {
+    issues.push({
+      source: { file: e.file, line: e.line },
+      ...(name ? { object: name } : {}),
+      message: `the object is ${(tooBig / 1024 / 1024).toFixed(1)} MiB as JSON; the API server refuses requests over 3 MiB: split it (a ConfigMap or Secret into several), or keep the data elsewhere`,
+    });
+    return;
+  }
   if (object.metadata.labels?.[INVENTORY_ID_LABEL] !== undefined) found.labelled.push(e);
   found.objects.push({ object, source: { file: e.file, line: e.line }, lineOf: e.lineOf });
+}
+
+/** The API server's limit on a request body (kube-apiserver's maxRequestBodyBytes). */
+export const MAX_REQUEST_BYTES = 3 * 1024 * 1024;
+
+/**
+ * The object's size as the request that would send it, when over the limit. Only documents of
+ * more than 512 KiB of YAML are measured (smaller ones cannot come near it), so reading stays fast.
+ */
+function requestBytesOver(object: KubeObject, textLength: number | undefined): number | undefined {
+  if (textLength !== undefined && textLength < 512 * 1024) return undefined;
+  const bytes = Buffer.byteLength(JSON.stringify(object));
+  return bytes > MAX_REQUEST_BYTES ? bytes : undefined;
 }
 
 function findDuplicates(objects: PackageObject[]): PackageIssue[] {

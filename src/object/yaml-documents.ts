@@ -14,6 +14,8 @@ export interface YamlDocument {
   line: number;
   /** 1-based line of the field at `path` (the key's line for a mapping entry), if the field exists. */
   lineOf(path: FieldPath): number | undefined;
+  /** Characters of YAML text the document spans (a cheap bound on its size). */
+  textLength?: number;
 }
 
 export interface YamlSyntaxError {
@@ -97,7 +99,7 @@ export function parseYamlDocuments(content: string): ParsedYaml {
       if (one) tree = { value: one.value, line: one.line + offsetLines, lineOf: (path) => mapLine(one.lineOf(path), offsetLines) };
       return tree;
     };
-    documents.push({ value, line: chunk.firstLine + leadingBlankLines(chunk.text), lineOf: (path) => precise()?.lineOf(path) });
+    documents.push({ value, line: chunk.firstLine + leadingBlankLines(chunk.text), lineOf: (path) => precise()?.lineOf(path), textLength: chunk.text.length });
   }
   return { documents, errors: [] };
 }
@@ -193,7 +195,7 @@ function parseAllPrecisely(text: string): ParsedYaml {
       continue;
     }
     if (value === null || value === undefined || doc.contents === null) continue;
-    documents.push({ value, line: lineAt(doc.contents.range[0]), lineOf: (path) => findLine(doc, path, lineAt) });
+    documents.push({ value, line: lineAt(doc.contents.range[0]), lineOf: (path) => findLine(doc, path, lineAt), textLength: doc.contents.range[2] - doc.contents.range[0] });
   }
   return { documents, errors };
 }

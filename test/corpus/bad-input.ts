@@ -222,6 +222,14 @@ export const BAD_INPUT_CASES: BadInputCase[] = [
     error: "PackageError",
     expect: { file: "many.yaml", line: 5000 * 8 + 4, object: "ConfigMap/Last_One", message: /metadata\.name "Last_One" is not valid/ },
   },
+  {
+    id: "huge-object",
+    what: "one object over the API server's 3 MiB request limit (a 4 MiB ConfigMap), beside small ones",
+    files: (ns) => ({ "big.yaml": `apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: big\n  namespace: ${ns}\ndata:\n${[0, 1, 2, 3].map((i) => `  k${i}: ${"x".repeat(1024 * 1024)}\n`).join("")}` }),
+    stage: "read",
+    error: "PackageError",
+    expect: { file: "big.yaml", line: 1, object: "ConfigMap/big", message: /the object is 4\.0 MiB as JSON; the API server refuses requests over 3 MiB/ },
+  },
   // --- objects without identity ---
   {
     id: "no-apiversion",

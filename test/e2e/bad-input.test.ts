@@ -119,6 +119,20 @@ describe("kpt-ts live apply on bad input", () => {
     await expectNothingApplied(ns, dir);
   });
 
+  it("a 400 KiB ConfigMap: client-side apply fails on its last-applied annotation and says to use --server-side, which applies it", async () => {
+    const ns = await createNamespace("e2e-bad-big");
+    const dir = await writePackage({
+      "resourcegroup.yaml": `apiVersion: kpt.dev/v1alpha1\nkind: ResourceGroup\nmetadata:\n  name: inventory-big\n  namespace: ${ns}\n  labels:\n    cli-utils.sigs.k8s.io/inventory-id: big-${ns}\n`,
+      "big.yaml": configMap("big", ns, { blob: "x".repeat(400 * 1024) }),
+    });
+    const csa = await kptTs(["live", "apply", dir]);
+    expect(csa.code, printed(csa)).toBe(3);
+    expect(csa.stdout).toMatch(/configmap\/big apply failed: .*metadata\.annotations: Too long.*; client-side apply keeps a copy of the object in its last-applied-configuration annotation, which the server limits to 256 KiB: apply with --server-side/);
+    const ssa = await kptTs(["live", "apply", "--server-side", dir]);
+    expect(ssa.code, printed(ssa)).toBe(0);
+    expect(ssa.stdout).toContain("configmap/big created");
+  });
+
   it("-v before the package path takes no level from it: the package given is read, not the current directory", async () => {
     const { ns, dir } = await badPackage("e2e-bad-verbose", (ns) => ({ "badname.yaml": configMap("Bad_Name", ns) }));
     for (const args of [["-v", dir], ["-v", "3", dir], ["-v=2", dir], [dir, "-v"]]) {
