@@ -32,6 +32,28 @@ function normalizeBooleans(argv: string[]): string[] {
 
 const BOOL_FLAGS = new Set<string>();
 
+/**
+ * `-v` takes an optional level, and commander would take the next word as that level: `live apply
+ * -v ./pkg` would then apply the current directory. A level is taken only when it is a number
+ * (`-v 5`, `-v=5`, `--v=5`); a bare `-v` means level 1 and leaves the next word alone.
+ */
+function normalizeVerbosity(argv: string[]): string[] {
+  const out: string[] = [];
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i]!;
+    if (arg === "--") return [...out, ...argv.slice(i)];
+    const m = /^--?v(?:=(.*))?$/.exec(arg);
+    if (!m) {
+      out.push(arg);
+      continue;
+    }
+    if (m[1] !== undefined) out.push(`--v=${m[1]}`);
+    else if (/^\d+$/.test(argv[i + 1] ?? "")) out.push(`--v=${argv[++i]}`);
+    else out.push("--v=1");
+  }
+  return out;
+}
+
 /** A boolean flag; `--no-<name>` (hidden) turns it off, so `--name=false` works too. */
 function flagOn(name: string, description: string, defaultValue = false): Option {
   BOOL_FLAGS.add(name);
@@ -278,7 +300,7 @@ process.on("SIGINT", () => {
 });
 
 try {
-  await program.parseAsync(normalizeBooleans(process.argv));
+  await program.parseAsync(normalizeVerbosity(normalizeBooleans(process.argv)));
 } catch (err) {
   if (err instanceof CommanderError) {
     // Help and version exit 0; every other commander error is a usage error.

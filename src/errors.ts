@@ -58,7 +58,10 @@ export class PackageError extends KptTsError {
   }
   static render(issues: PackageIssue[], hint?: string): string {
     const head =
-      issues.length === 1 ? formatIssue(issues[0]!) : `${issues.length} problems in the package:\n${issues.map((i) => `- ${formatIssue(i)}`).join("\n")}`;
+      issues.length === 1
+        ? formatIssue(issues[0]!)
+        : // An issue's own further lines (a hint, a cycle's edges) are indented under its bullet.
+          `${issues.length} problems in the package:\n${issues.map((i) => `- ${formatIssue(i).replace(/\n/g, "\n  ")}`).join("\n")}`;
     return hint ? `${head}\n${hint}` : head;
   }
 }

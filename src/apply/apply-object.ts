@@ -2,7 +2,7 @@
 // three-way patch) or server-side applies it, and says what happened. Per-object failures are
 // results, never exceptions.
 
-import { ApiError } from "../cluster/api-error.js";
+import { ApiError, forbiddenAdvice } from "../cluster/api-error.js";
 import type { Cluster } from "../cluster/types.js";
 import type { ApplyOperation, DryRunStrategy } from "../events.js";
 import { ownershipOf, policyAllows, policyRefusal, type InventoryPolicy } from "../inventory/policy.js";
@@ -35,7 +35,7 @@ export interface ApplyObjectResult {
   object?: KubeObject;
 }
 
-function describeApiError(err: unknown, verb: string, obj: KubeObject, source?: SourcePos): string {
+function describeApiError(err: unknown, verb: string, serverSide: boolean, source?: SourcePos): string {
   // kpt names the file relative to the package (its path annotation), wherever the package is.
   const file = source?.pkgFile ?? source?.file;
   const where = file ? ` "${file}"` : "";
@@ -43,7 +43,13 @@ function describeApiError(err: unknown, verb: string, obj: KubeObject, source?: 
     if (err.status === 409 && err.causes.some((c) => c.reason === "FieldManagerConflict")) {
       return `${err.message} (use --force-conflicts to take these fields over, or stop setting them in the package)`;
     }
-    return `error when ${verb}${where}: ${err.message}`;
+    // The server's words (kpt prints them too), and for a 403 which permission to ask for.
+    const advice =
+      forbiddenAdvice(err) ??
+      (err.status === 422 && /metadata\.annotations: Too long/.test(err.message) && !serverSide
+        ? "client-side apply keeps a copy of the object in its last-applied-configuration annotation, which the server limits to 256 KiB: apply with --server-side"
+        : undefined);
+    return `error when ${verb}${where}: ${err.message}${advice ? `; ${advice}` : ""}`;
   }
   return `error when ${verb}${where}: ${(err as Error).message}`;
 }
@@ -102,6 +108,6 @@ export async function applyObject(ctx: ApplyObjectContext, desired: KubeObject, 
       }
     }
   } catch (err) {
-    return { status: "Failed", error: describeApiError(err, live ? "patching" : "creating", desired, source) };
+    return { status: "Failed", error: describeApiError(err, live ? "patching" : "creating", ctx.serverSide, source) };
   }
 }

@@ -1,7 +1,7 @@
 // Deleting objects wave by wave (prune after apply, and destroy): protection and ownership
 // filters, parallel deletes within a wave, then a wait until the wave is gone before the next.
 
-import { ApiError } from "../cluster/api-error.js";
+import { ApiError, forbiddenAdvice } from "../cluster/api-error.js";
 import type { Cluster, PropagationPolicy } from "../cluster/types.js";
 import type { DryRunStrategy } from "../events.js";
 import { OWNING_INVENTORY_ANNOTATION } from "../inventory/keys.js";
@@ -109,7 +109,8 @@ export async function runDeleteWaves(ctx: DeleteWavesContext, waves: ObjRef[][])
           emit("Successful");
         } catch (err) {
           notDeleted.push(ref);
-          emit("Failed", err instanceof ApiError ? err.message : String(err));
+          const advice = err instanceof ApiError ? forbiddenAdvice(err) : undefined;
+          emit("Failed", err instanceof ApiError ? `${err.message}${advice ? `; ${advice}` : ""}` : String(err));
         }
       },
       ctx.signal,

@@ -3,9 +3,9 @@
 // what left the package, and store the final inventory. Dry-run walks the same path without
 // writing, so it shows exactly what apply would do.
 
-import { cliUtilsId, formatRefNs, refKey, refOf, RefSet, type ObjRef } from "../object/ref.js";
+import { cliUtilsId, refKey, refOf, RefSet, type ObjRef } from "../object/ref.js";
 import type { Cluster } from "../cluster/types.js";
-import { CancelledError, PackageError } from "../errors.js";
+import { CancelledError } from "../errors.js";
 import type { EngineEvent } from "../events.js";
 import { installResourceGroupCrd, readClusterInventory, resourceGroupCrdInstalled, writeClusterInventory, crdMissingError } from "../inventory/cluster-inventory.js";
 import { nextInventory } from "../inventory/next-inventory.js";
@@ -18,6 +18,7 @@ import { withLastApplied } from "./csa/last-applied.js";
 import { runDeleteWaves } from "./delete-waves.js";
 import { EventChannel } from "./event-channel.js";
 import { orderWaves, reverseWaves } from "./graph.js";
+import { graphIssuesError } from "./graph-issues.js";
 import { decidePrune } from "../prune/prune-filters.js";
 import { resolveOptions, type EngineOptions, type ResolvedOptions } from "./options.js";
 import { forEachLimited } from "./pool.js";
@@ -66,7 +67,7 @@ async function executeApply(pkg: Package, cluster: Cluster, o: ResolvedOptions, 
     const pruneRefs = pruneCandidates.filter((r) => cache.get(r) || cache.readError(r));
 
     const ordered = orderWaves([...prepared.map((po) => ({ ref: refOf(po.object), object: po.object })), ...pruneRefs.map((ref) => ({ ref }))]);
-    if (ordered.issues.length) throw new PackageError(ordered.issues.map((i) => ({ message: i.hint ? `${i.message}\n${i.hint}` : i.message, object: i.objects.map(formatRefNs).join(", ") })));
+    if (ordered.issues.length) throw graphIssuesError(ordered.issues, prepared);
     const applyWaves = ordered.waves.map((w) => w.filter((r) => localRefs.has(r))).filter((w) => w.length);
     const pruneSet = new RefSet(pruneRefs);
     const pruneWaves = reverseWaves(ordered.waves.map((w) => w.filter((r) => pruneSet.has(r))).filter((w) => w.length));

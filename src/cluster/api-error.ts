@@ -73,3 +73,42 @@ export function apiErrorFrom(status: number, body: string, what: string, retryAf
   const ra = retryAfter !== undefined ? Number(retryAfter) : s?.details?.retryAfterSeconds;
   return new ApiError(status, reason, message, causes, Number.isFinite(ra) ? Number(ra) : undefined);
 }
+
+/** What a 403 says, from the API server's sentence. */
+export interface Forbidden {
+  user: string;
+  verb: string;
+  /** `secrets`, `deployments.apps`: the resource with its group. */
+  resource: string;
+  /** "" when cluster-wide. */
+  namespace: string;
+}
+
+/** `User "bob" cannot create resource "configmaps" in API group "" in the namespace "app"`, as the API server words a 403. */
+const FORBIDDEN = /User "([^"]*)" cannot ([\w-]+) resource "([^"]*)" in API group "([^"]*)"(?: in the namespace "([^"]*)")?/;
+
+export function forbiddenOf(err: ApiError): Forbidden | undefined {
+  if (err.status !== 403) return undefined;
+  const m = FORBIDDEN.exec(err.message);
+  if (!m) return undefined;
+  const [, user, verb, resource, group, namespace] = m;
+  return { user: user!, verb: verb!, resource: group ? `${resource}.${group}` : resource!, namespace: namespace ?? "" };
+}
+
+/**
+ * The API error in one short clause for a message's first line. A 403 becomes `forbidden: user
+ * "bob" may not create secrets in namespace app`; anything else is the server's own message.
+ */
+export function briefApiError(err: ApiError): string {
+  const f = forbiddenOf(err);
+  if (!f) return err.message;
+  return `forbidden: user "${f.user}" may not ${f.verb} ${f.resource} ${f.namespace ? `in namespace ${f.namespace}` : "(cluster-wide)"}`;
+}
+
+/** What to do about a 403: ask for exactly the permission that was missing. */
+export function forbiddenAdvice(err: ApiError): string | undefined {
+  if (err.status !== 403) return undefined;
+  const f = forbiddenOf(err);
+  if (!f) return "your user lacks the RBAC permission for this: ask a cluster administrator for it, or use a context that has it (--context)";
+  return `ask a cluster administrator to grant "${f.verb}" on ${f.resource} ${f.namespace ? `in namespace ${f.namespace}` : "cluster-wide"}, or use a context that has it (--context)`;
+}

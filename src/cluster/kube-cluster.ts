@@ -5,7 +5,7 @@ import { createInterface } from "node:readline";
 import { ClusterError } from "../errors.js";
 import { groupOf, type ObjRef } from "../object/ref.js";
 import type { KubeObject } from "../object/types.js";
-import { ApiError, apiErrorFrom } from "./api-error.js";
+import { ApiError, apiErrorFrom, briefApiError } from "./api-error.js";
 import { RestMapper, type ResourceMapping } from "./discovery.js";
 import { loadConnection, type KubeconfigOptions } from "./kubeconfig.js";
 import { Transport } from "./transport.js";
@@ -70,13 +70,9 @@ export class KubeCluster implements Cluster {
       return await fn();
     } catch (err) {
       if (err instanceof ApiError) {
-        const hint =
-          err.status === 401
-            ? "the cluster did not accept your credentials: refresh them (e.g. log in again) or check the user in your kubeconfig"
-            : err.status === 403
-              ? "your user may not read the API's discovery endpoints: ask for read access to /api and /apis"
-              : err.message;
-        throw new ClusterError(`cannot discover the API of ${this.server}: ${hint}`, { cause: err, detail: err.message });
+        // One line of what failed; what to do comes from the cause (formatError), the server's words with -v.
+        const why = err.status === 403 ? "your user may not read the API's discovery endpoints (/api, /apis)" : briefApiError(err);
+        throw new ClusterError(`cannot discover the API of ${this.server}: ${why}`, { cause: err });
       }
       throw err;
     }

@@ -149,12 +149,40 @@ export function loadConnection(opts: KubeconfigOptions = {}): ClusterConnection 
     headers,
     files,
   };
-  if (u.exec || u["auth-provider"]) conn.refreshAuth = pluginAuth(opts, contextName);
+  if (u.exec || u["auth-provider"]) {
+    const plugin = u.exec ? `exec credential plugin "${String(u.exec.command ?? "")}"` : `auth-provider "${String(u["auth-provider"]?.name ?? "")}"`;
+    conn.refreshAuth = failingClearly(pluginAuth(opts, contextName), `the ${plugin} of user "${String(ctx.value.user)}" (kubeconfig ${user.file})`);
+  }
   return conn;
 }
 
+/**
+ * A credential plugin's failure as a ClusterError that says which plugin failed and why: its
+ * exit and its stderr, never its stdout (which holds the credential, or part of one).
+ */
+function failingClearly<T>(refresh: () => Promise<T>, what: string): () => Promise<T> {
+  return async () => {
+    try {
+      return await refresh();
+    } catch (err) {
+      const e = err as NodeJS.ErrnoException;
+      const why =
+        e.code === "ENOENT"
+          ? "the command was not found"
+          : e.code === "EACCES"
+            ? "the command is not executable"
+            : e instanceof SyntaxError
+              ? "it did not print an ExecCredential (JSON)"
+              : e.message?.trim()
+                ? `it failed: ${e.message.trim().split("\n")[0]}`
+                : "it exited with an error and printed nothing on stderr";
+      throw new ClusterError(`cannot get credentials: ${what}: ${why}`, { detail: "Run the plugin yourself to see what it says, or fix users[].user.exec in your kubeconfig." });
+    }
+  };
+}
+
 /** Exec / auth-provider credentials through client-node, imported lazily and cached per run. */
-function pluginAuth(opts: KubeconfigOptions, contextName: string): ClusterConnection["refreshAuth"] {
+function pluginAuth(opts: KubeconfigOptions, contextName: string): NonNullable<ClusterConnection["refreshAuth"]> {
   let kcPromise: Promise<any> | undefined;
   return async () => {
     kcPromise ??= import("@kubernetes/client-node").then((k8s) => {

@@ -115,6 +115,7 @@ export class Transport {
         res = await this.open(method, path, opts);
       } catch (err) {
         if (opts.signal?.aborted) throw err;
+        if (err instanceof ClusterError) throw err; // a credential plugin's failure, already worded
         const code = (err as NodeJS.ErrnoException).code ?? "";
         const transient = ["ECONNRESET", "EPIPE", "ETIMEDOUT", "EAI_AGAIN", "ECONNREFUSED"].includes(code);
         if (transient && attempt < 4 && (READ_METHODS.has(method) || code !== "ETIMEDOUT")) {

@@ -16,14 +16,14 @@ export function colorFor(io: CommandIO, g: GlobalFlags): boolean {
   return resolveColor({ flag: g.color === false ? false : undefined, env: io.env, isTTY: Boolean(io.stdout.isTTY) });
 }
 
-/** Standard input's text, for the `-` package argument. */
-export async function readStdin(io: CommandIO): Promise<string> {
+/** Standard input's bytes, for the `-` package argument (the package reader decodes them). */
+export async function readStdin(io: CommandIO): Promise<Buffer> {
   const chunks: Buffer[] = [];
-  for await (const c of io.stdin) chunks.push(c as Buffer);
-  return Buffer.concat(chunks).toString("utf8");
+  for await (const c of io.stdin) chunks.push(typeof c === "string" ? Buffer.from(c) : (c as Buffer));
+  return Buffer.concat(chunks);
 }
 
-export async function packageText(path: string, io: CommandIO): Promise<string | undefined> {
+export async function packageText(path: string, io: CommandIO): Promise<Buffer | undefined> {
   return path === "-" ? readStdin(io) : undefined;
 }
 

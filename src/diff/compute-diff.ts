@@ -5,14 +5,14 @@
 
 import { applyObject, type ApplyObjectContext } from "../apply/apply-object.js";
 import { orderWaves } from "../apply/graph.js";
+import { graphIssuesError } from "../apply/graph-issues.js";
 import { forEachLimited } from "../apply/pool.js";
 import { prepareObjects } from "../apply/prepare-objects.js";
 import { schemaLookup } from "../apply/schema-lookup.js";
 import type { Cluster } from "../cluster/types.js";
-import { PackageError } from "../errors.js";
 import { readClusterInventory, resourceGroupCrdInstalled } from "../inventory/cluster-inventory.js";
 import { ownershipOf, policyAllows, policyRefusal, type InventoryPolicy } from "../inventory/policy.js";
-import { formatRefNs, refOf, RefSet } from "../object/ref.js";
+import { refOf, RefSet } from "../object/ref.js";
 import type { Package } from "../object/types.js";
 import { LiveCache } from "../status/live-cache.js";
 import { computeChangeSet, previewBlockedByPackage, type ApplyOutcome, type ChangeSet, } from "./change-set.js";
@@ -39,7 +39,7 @@ export async function computeDiff(pkg: Package, cluster: Cluster, o: DiffOptions
     await cache.follow([...localRefs, ...pruneCandidates]);
     const pruneRefs = pruneCandidates.filter((r) => cache.get(r));
     const ordered = orderWaves([...prepared.map((po) => ({ ref: refOf(po.object), object: po.object })), ...pruneRefs.map((ref) => ({ ref }))]);
-    if (ordered.issues.length) throw new PackageError(ordered.issues.map((i) => ({ message: i.hint ? `${i.message}\n${i.hint}` : i.message, object: i.objects.map(formatRefNs).join(", ") })));
+    if (ordered.issues.length) throw graphIssuesError(ordered.issues, prepared);
 
     // The would-be object is computed even where the inventory policy refuses the apply (the
     // dry run as if adopting); the refusal is reported next to it.

@@ -2,7 +2,7 @@
 // Writes are full updates of the cluster copy (as kpt does), retried on conflicts.
 
 import { setTimeout as sleep } from "node:timers/promises";
-import { ApiError } from "../cluster/api-error.js";
+import { ApiError, briefApiError } from "../cluster/api-error.js";
 import type { Cluster } from "../cluster/types.js";
 import { ClusterError } from "../errors.js";
 import type { ObjRef } from "../object/ref.js";
@@ -40,7 +40,7 @@ export async function installResourceGroupCrd(cluster: Cluster, opts: { timeoutM
     if (err instanceof ApiError && err.status === 409) {
       /* created by someone else meanwhile */
     } else if (err instanceof ApiError) {
-      throw new ClusterError(`Unable to install the ResourceGroup CRD: ${err.message}`, {
+      throw new ClusterError(`Unable to install the ResourceGroup CRD: ${briefApiError(err)}`, {
         detail: err.status === 403 ? "Installing a CRD needs cluster-admin rights; ask an administrator to run `kpt-ts live install-resource-group`." : undefined,
       });
     } else throw err;
@@ -96,7 +96,7 @@ export async function writeClusterInventory(
         });
       }
       if (err instanceof ApiError && (err.status === 409 || err.status === 404) && attempt < 5) continue;
-      if (err instanceof ApiError) throw new ClusterError(`cannot write the inventory ResourceGroup ${info.namespace}/${info.name}: ${err.message}`, { cause: err });
+      if (err instanceof ApiError) throw new ClusterError(`cannot write the inventory ResourceGroup ${info.namespace}/${info.name}: ${briefApiError(err)}`, { cause: err });
       throw err;
     }
   }
@@ -106,7 +106,7 @@ export async function deleteClusterInventory(cluster: Cluster, info: InventoryIn
   try {
     await cluster.delete(inventoryRef(info), { signal });
   } catch (err) {
-    if (err instanceof ApiError) throw new ClusterError(`cannot delete the inventory ResourceGroup ${info.namespace}/${info.name}: ${err.message}`, { cause: err });
+    if (err instanceof ApiError) throw new ClusterError(`cannot delete the inventory ResourceGroup ${info.namespace}/${info.name}: ${briefApiError(err)}`, { cause: err });
     throw err;
   }
 }

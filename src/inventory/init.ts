@@ -201,7 +201,12 @@ function readKptfileInventory(f: PackageFile, display: (rel: string) => string):
     const e = doc.errors[0]!;
     return new PackageError([{ source: { file: display(f.path), line: e.linePos?.[0].line ?? 1 }, message: `invalid YAML: ${e.message.split("\n")[0]}` }]);
   }
-  const value: unknown = doc.toJS();
+  let value: unknown;
+  try {
+    value = doc.toJS({ maxAliasCount: 1000 });
+  } catch (err) {
+    return new PackageError([{ source: { file: display(f.path), line: 1 }, message: `invalid YAML: ${(err as Error).message.split("\n")[0]}` }]);
+  }
   if (!isRecord(value) || value.inventory === undefined || value.inventory === null) return undefined;
   const inv = isRecord(value.inventory) ? value.inventory : {};
   const line = parseYamlDocuments(f.content).documents[0]?.lineOf(["inventory"]) ?? 1;

@@ -7,7 +7,7 @@ import { posix } from "node:path";
 import { PackageError } from "../errors.js";
 import type { PackageIssue } from "../errors.js";
 import { refKey, refOf } from "./ref.js";
-import type { InventoryInfo, Package, PackageObject, SourcePos } from "./types.js";
+import type { InventoryInfo, KubeObject, Package, PackageObject, SourcePos } from "./types.js";
 import { describeObject, isRecord, validateObject } from "./validate-object.js";
 import { parseYamlDocuments } from "./yaml-documents.js";
 import type { FieldPath } from "./yaml-documents.js";
@@ -22,6 +22,8 @@ export interface PackageFile {
   /** Relative to the package root with `/` separators; for stdin, the name to show ("stdin"). */
   path: string;
   content: string;
+  /** Set when the file could not be read as YAML text (binary, a broken link, a pipe...): why, and where. */
+  unreadable?: { line: number; message: string };
 }
 
 export interface PackageInput {
@@ -68,12 +70,16 @@ export function analyzePackage(input: PackageInput, opts: ParsePackageOptions): 
   const issues: PackageIssue[] = [];
   const display = (rel: string): string => (input.fromStdin ? rel : posix.join(input.path, rel));
 
-  const kptfiles = input.fromStdin ? [] : readKptfiles(input.files, display, issues);
+  for (const f of input.files) {
+    if (f.unreadable) issues.push({ source: { file: display(f.path), line: f.unreadable.line }, message: f.unreadable.message });
+  }
+  const readable = input.files.filter((f) => !f.unreadable);
+  const kptfiles = input.fromStdin ? [] : readKptfiles(readable, display, issues);
   const subpackageDirs = new Set(kptfiles.filter((k) => k.dir !== "").map((k) => k.dir));
   const functionConfigs = new Set(kptfiles.flatMap((k) => functionConfigPaths(k)));
 
   const found: Found = { objects: [], resourceGroups: [], streamKptfiles: [], labelled: [] };
-  for (const file of input.files) {
+  for (const file of readable) {
     if (!input.fromStdin && posix.basename(file.path) === "Kptfile") continue;
     const parsed = parseYamlDocuments(file.content);
     const where = display(file.path);
@@ -81,7 +87,7 @@ export function analyzePackage(input: PackageInput, opts: ParsePackageOptions): 
     if (functionConfigs.has(posix.normalize(file.path))) continue;
     const inRootPackage = input.fromStdin || !isInSubpackage(file.path, subpackageDirs);
     for (const doc of parsed.documents) {
-      for (const entry of expandLists({ value: doc.value, file: where, ...(input.fromStdin ? {} : { pkgFile: file.path }), line: doc.line, lineOf: doc.lineOf })) {
+      for (const entry of expandLists({ value: doc.value, file: where, ...(input.fromStdin ? {} : { pkgFile: file.path }), line: doc.line, lineOf: doc.lineOf, ...(doc.textLength !== undefined ? { textLength: doc.textLength } : {}) })) {
         classifyEntry(entry, inRootPackage, input.fromStdin, found, issues);
       }
     }
@@ -111,6 +117,8 @@ interface Entry {
   pkgFile?: string;
   line: number;
   lineOf(path: FieldPath): number | undefined;
+  /** Characters of YAML text behind it (for a list item, the whole list's). */
+  textLength?: number;
 }
 
 interface Found {
@@ -168,6 +176,7 @@ function expandLists(entry: Entry): Entry[] {
       ...(entry.pkgFile ? { pkgFile: entry.pkgFile } : {}),
       line: entry.lineOf(["items", i]) ?? entry.line,
       lineOf: (path) => entry.lineOf(["items", i, ...path]),
+      ...(entry.textLength !== undefined ? { textLength: entry.textLength } : {}),
     }),
   );
 }
@@ -197,8 +206,30 @@ function classifyEntry(e: Entry, inRootPackage: boolean, fromStdin: boolean, fou
     issues.push({ source: { file: e.file, line: p.line }, ...(name ? { object: name } : {}), message: p.message });
   }
   if (!object) return;
+  const tooBig = requestBytesOver(object, e.textLength);
+  if (tooBig !== undefined) {
+    issues.push({
+      source: { file: e.file, line: e.line },
+      ...(name ? { object: name } : {}),
+      message: `the object is ${(tooBig / 1024 / 1024).toFixed(1)} MiB as JSON; the API server refuses requests over 3 MiB: split it (a ConfigMap or Secret into several), or keep the data elsewhere`,
+    });
+    return;
+  }
   if (object.metadata.labels?.[INVENTORY_ID_LABEL] !== undefined) found.labelled.push(e);
   found.objects.push({ object, source: { file: e.file, line: e.line, ...(e.pkgFile ? { pkgFile: e.pkgFile } : {}) }, lineOf: e.lineOf });
+}
+
+/** The API server's limit on a request body (kube-apiserver's maxRequestBodyBytes). */
+export const MAX_REQUEST_BYTES = 3 * 1024 * 1024;
+
+/**
+ * The object's size as the request that would send it, when over the limit. Only documents of
+ * more than 512 KiB of YAML are measured (smaller ones cannot come near it), so reading stays fast.
+ */
+function requestBytesOver(object: KubeObject, textLength: number | undefined): number | undefined {
+  if (textLength !== undefined && textLength < 512 * 1024) return undefined;
+  const bytes = Buffer.byteLength(JSON.stringify(object));
+  return bytes > MAX_REQUEST_BYTES ? bytes : undefined;
 }
 
 function findDuplicates(objects: PackageObject[]): PackageIssue[] {

@@ -1,10 +1,11 @@
 // The IO shell around parsePackage: collects a package's files from disk (or takes stdin's
 // text) the way kpt does, then hands them to the pure parser.
 
-import type { Dirent } from "node:fs";
+import type { Dirent, Stats } from "node:fs";
 import { lstat, readFile, readdir, realpath, stat } from "node:fs/promises";
-import { join } from "node:path";
+import { join, posix } from "node:path";
 import { PackageError, UsageError } from "../errors.js";
+import { decodeText } from "./file-text.js";
 import { compileKrmIgnore } from "./krmignore.js";
 import type { IgnoreMatcher } from "./krmignore.js";
 import { analyzePackage, contentsOf } from "./parse-package.js";
@@ -12,8 +13,8 @@ import type { PackageContents, PackageFile, PackageInput } from "./parse-package
 import type { Package } from "./types.js";
 
 export interface ReadPackageOptions {
-  /** The text of standard input, read by the caller, when the path is "-". */
-  stdin?: string;
+  /** Standard input (its bytes, or its text), read by the caller, when the path is "-". */
+  stdin?: string | Uint8Array;
   /** Told about things worth a `[WARN]` line (a symlinked root, an inventory kept in the Kptfile). */
   onWarning?: (message: string) => void;
 }
@@ -32,7 +33,7 @@ export async function readPackageContents(path: string, opts: ReadPackageOptions
 async function readPackageInput(path: string, opts: ReadPackageOptions, requireInventory: boolean): Promise<PackageContents> {
   const input: PackageInput =
     path === "-"
-      ? { path, fromStdin: true, files: [{ path: "stdin", content: requireStdin(opts.stdin) }] }
+      ? { path, fromStdin: true, files: [stdinFile(opts.stdin)] }
       : { path, fromStdin: false, files: await collectPackageFiles(path, opts.onWarning) };
   const analysis = analyzePackage(input, { requireInventory });
   for (const w of analysis.warnings) opts.onWarning?.(w);
@@ -46,22 +47,86 @@ async function readPackageInput(path: string, opts: ReadPackageOptions, requireI
  * symlinked directories inside the package are not followed (as kpt), symlinked files are read.
  */
 export async function readPackageFiles(path: string): Promise<PackageFile[]> {
-  return collectPackageFiles(path, undefined);
+  const files = await collectPackageFiles(path, undefined);
+  const unreadable = files.filter((f) => f.unreadable);
+  if (unreadable.length > 0) {
+    throw new PackageError(unreadable.map((f) => ({ source: { file: posix.join(path, f.path), line: f.unreadable!.line }, message: f.unreadable!.message })));
+  }
+  return files;
 }
+
+/**
+ * Larger files are refused unread: Node cannot hold a text over 512 MiB, parsing takes several
+ * times a file's size in memory, and the API server takes objects of at most 3 MiB anyway.
+ */
+export const MAX_PACKAGE_FILE_BYTES = 256 * 1024 * 1024;
 
 async function collectPackageFiles(path: string, onWarning: ((m: string) => void) | undefined): Promise<PackageFile[]> {
   const root = await resolveRoot(path, onWarning);
-  const ignore = await readKrmIgnore(root);
-  const rels: string[] = [];
+  const out: PackageFile[] = [];
+  const ignore = await readKrmIgnore(root, out);
+  const rels: (string | PackageFile)[] = [];
   await walk(root, "", ignore, rels);
-  return Promise.all(rels.map(async (rel) => ({ path: rel, content: await readFile(join(root, rel), "utf8") })));
+  // Read in parallel, keep the walk's order.
+  out.push(...(await Promise.all(rels.map((r) => (typeof r === "string" ? readPackageFile(root, r) : r)))));
+  return out;
+}
+
+/** One file's text, or why it cannot be read (never throws, never blocks on a pipe). */
+async function readPackageFile(root: string, rel: string): Promise<PackageFile> {
+  const full = join(root, rel);
+  try {
+    const info = await stat(full);
+    if (!info.isFile()) return unreadableFile(rel, `is ${describeFileType(info)}, not a regular file: ${SKIP_HINT}`);
+    if (info.size > MAX_PACKAGE_FILE_BYTES) {
+      return unreadableFile(rel, `the file is ${mib(info.size)}; kpt-ts reads package files up to ${mib(MAX_PACKAGE_FILE_BYTES)} (the API server takes objects of at most 3 MiB): split it into smaller files, or ${SKIP_HINT}`);
+    }
+    const decoded = decodeText(await readFile(full));
+    return decoded.ok ? { path: rel, content: decoded.text } : unreadableFile(rel, decoded.message, decoded.line);
+  } catch (err) {
+    return unreadableFile(rel, describeReadError(err));
+  }
+}
+
+const SKIP_HINT = "remove it from the package, or list it in .krmignore";
+
+function unreadableFile(rel: string, message: string, line = 1): PackageFile {
+  return { path: rel, content: "", unreadable: { line, message } };
+}
+
+function mib(bytes: number): string {
+  return `${Math.round((bytes / 1024 / 1024) * 10) / 10} MiB`;
+}
+
+function describeFileType(info: Stats): string {
+  if (info.isDirectory()) return "a directory";
+  if (info.isFIFO()) return "a named pipe (FIFO)";
+  if (info.isSocket()) return "a socket";
+  if (info.isCharacterDevice() || info.isBlockDevice()) return "a device";
+  return "not a regular file";
+}
+
+function describeReadError(err: unknown): string {
+  const code = (err as NodeJS.ErrnoException).code ?? "";
+  switch (code) {
+    case "ELOOP":
+      return `cannot read it: a symbolic link loop (too many levels of symbolic links): fix the link, or ${SKIP_HINT}`;
+    case "ENOENT":
+      return `cannot read it: it is a symbolic link to a file that does not exist: fix the link, or ${SKIP_HINT}`;
+    case "EACCES":
+    case "EPERM":
+      return `cannot read it: permission denied: make it readable (chmod), or ${SKIP_HINT}`;
+    default:
+      return `cannot read it: ${(err as Error).message ?? String(err)}`;
+  }
 }
 
 async function resolveRoot(path: string, onWarning: ((m: string) => void) | undefined): Promise<string> {
   let info;
   try {
     info = await stat(path);
-  } catch {
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === "ELOOP") throw new UsageError(`package directory "${path}" is a symbolic link loop: give the package's real directory`);
     throw new UsageError(`package directory "${path}" does not exist`);
   }
   if (!info.isDirectory()) throw new UsageError(`"${path}" is not a directory: give the package's directory, or "-" to read standard input`);
@@ -72,16 +137,26 @@ async function resolveRoot(path: string, onWarning: ((m: string) => void) | unde
   return root;
 }
 
-async function readKrmIgnore(root: string): Promise<IgnoreMatcher> {
+async function readKrmIgnore(root: string, problems: PackageFile[]): Promise<IgnoreMatcher> {
   try {
-    return compileKrmIgnore(await readFile(join(root, ".krmignore"), "utf8"));
+    await lstat(join(root, ".krmignore"));
   } catch {
-    return () => false;
+    return () => false; // none: the usual case
   }
+  const file = await readPackageFile(root, ".krmignore");
+  if (file.unreadable) problems.push(file);
+  return file.unreadable ? () => false : compileKrmIgnore(file.content);
 }
 
-async function walk(root: string, relDir: string, ignore: IgnoreMatcher, out: string[]): Promise<void> {
-  const entries = await readdir(join(root, relDir), { withFileTypes: true });
+/** Collects the relative paths of package files, and the directories it cannot list. */
+async function walk(root: string, relDir: string, ignore: IgnoreMatcher, out: (string | PackageFile)[]): Promise<void> {
+  let entries: Dirent[];
+  try {
+    entries = await readdir(join(root, relDir), { withFileTypes: true });
+  } catch (err) {
+    out.push(unreadableFile(relDir, `cannot list the directory: ${describeReadError(err).replace(/^cannot read it: /, "")}`));
+    return;
+  }
   entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
   for (const entry of entries) {
     const rel = relDir ? `${relDir}/${entry.name}` : entry.name;
@@ -92,15 +167,18 @@ async function walk(root: string, relDir: string, ignore: IgnoreMatcher, out: st
   }
 }
 
+/**
+ * kpt reads symlinked files but does not descend into symlinked directories. Anything else with
+ * a package file's name (a pipe, a broken or looping link) is read too, so that it is reported
+ * rather than silently left out.
+ */
 async function entryKind(root: string, rel: string, entry: Dirent): Promise<"dir" | "file" | "other"> {
   if (entry.isDirectory()) return "dir";
-  if (entry.isFile()) return "file";
-  if (!entry.isSymbolicLink()) return "other";
+  if (!entry.isSymbolicLink()) return "file";
   try {
-    // kpt reads symlinked files but does not descend into symlinked directories.
-    return (await stat(join(root, rel))).isFile() ? "file" : "other";
+    return (await stat(join(root, rel))).isDirectory() ? "other" : "file";
   } catch {
-    return "other";
+    return "file";
   }
 }
 
@@ -108,7 +186,9 @@ function isPackageFileName(name: string): boolean {
   return name === "Kptfile" || name.endsWith(".yaml") || name.endsWith(".yml");
 }
 
-function requireStdin(stdin: string | undefined): string {
+function stdinFile(stdin: string | Uint8Array | undefined): PackageFile {
   if (stdin === undefined) throw new UsageError(`package path "-" means standard input, but none was given`);
-  return stdin;
+  if (typeof stdin === "string") return { path: "stdin", content: stdin };
+  const decoded = decodeText(stdin);
+  return decoded.ok ? { path: "stdin", content: decoded.text } : { path: "stdin", content: "", unreadable: { line: decoded.line, message: decoded.message.replace(SKIP_HINT, "give the package's YAML") } };
 }

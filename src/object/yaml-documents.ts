@@ -19,6 +19,8 @@ export interface YamlDocument {
   line: number;
   /** 1-based line of the field at `path` (the key's line for a mapping entry), if the field exists. */
   lineOf(path: FieldPath): number | undefined;
+  /** Characters of YAML text the document spans (a cheap bound on its size). */
+  textLength?: number;
 }
 
 export interface YamlSyntaxError {
@@ -32,13 +34,42 @@ export interface ParsedYaml {
 }
 
 /**
- * YAML 1.2 core types (no timestamps: `2024-01-01` stays a string, as kpt reads it) plus `<<`
- * merge keys, which Go's yaml.v3 honours.
+ * The YAML 1.2 core schema exactly as the precise parser (`yaml`) reads it, so a file means the
+ * same whichever path reads it: js-yaml's own core schema differs on numbers (it reads `1_000`
+ * and `0b101` as integers and `-.5` as a string). No timestamps (`2024-01-01` stays a string, as
+ * kpt reads it); `<<` merge keys, which Go's yaml.v3 honours, as an implicit type (an array given
+ * to extend() would add an explicit one, used only by `!!merge`-tagged keys).
  */
-const FAST_SCHEMA = jsyaml.CORE_SCHEMA.extend([(jsyaml as unknown as { types: { merge: jsyaml.Type } }).types.merge]);
+const jsyamlTypes = (jsyaml as unknown as { types: Record<"null" | "bool" | "merge", jsyaml.Type> }).types;
+
+const INT = { decimal: /^[-+]?[0-9]+$/, octal: /^0o[0-7]+$/, hex: /^0x[0-9a-fA-F]+$/ };
+const FLOAT = { plain: /^[-+]?(?:\.[0-9]+|[0-9]+\.[0-9]*)$/, exp: /^[-+]?(?:\.[0-9]+|[0-9]+(?:\.[0-9]*)?)[eE][-+]?[0-9]+$/, special: /^(?:[-+]?\.(?:inf|Inf|INF)|\.nan|\.NaN|\.NAN)$/ };
+
+const CORE_INT = new jsyaml.Type("tag:yaml.org,2002:int", {
+  kind: "scalar",
+  resolve: (s: string | null) => s !== null && (INT.decimal.test(s) || INT.octal.test(s) || INT.hex.test(s)),
+  construct: (s: string) => (INT.octal.test(s) ? parseInt(s.slice(2), 8) : INT.hex.test(s) ? parseInt(s.slice(2), 16) : parseInt(s, 10)),
+  predicate: (v: unknown) => Number.isInteger(v),
+  represent: (v: object) => String(v),
+});
+
+const CORE_FLOAT = new jsyaml.Type("tag:yaml.org,2002:float", {
+  kind: "scalar",
+  resolve: (s: string | null) => s !== null && (FLOAT.plain.test(s) || FLOAT.exp.test(s) || FLOAT.special.test(s)),
+  construct: (s: string) => {
+    if (!FLOAT.special.test(s)) return parseFloat(s);
+    if (s.slice(-3).toLowerCase() === "nan") return NaN;
+    return s.startsWith("-") ? Number.NEGATIVE_INFINITY : Number.POSITIVE_INFINITY;
+  },
+  predicate: (v: unknown) => typeof v === "number",
+  represent: (v: object) => String(v),
+});
+
+const FAST_SCHEMA = jsyaml.FAILSAFE_SCHEMA.extend({ implicit: [jsyamlTypes.null, jsyamlTypes.bool, CORE_INT, CORE_FLOAT, jsyamlTypes.merge] });
 
 /** A plain separator line; anything else after `---` sends the file down the precise path. */
-const SEPARATOR = /^---[ \t]*(#.*)?\r?$/;
+// (A comment needs a blank before its `#`: `---#x` is a plain scalar, not a separator.)
+const SEPARATOR = /^---(?:[ \t]+(?:#.*)?)?\r?$/;
 
 /**
  * Empty documents (nothing, comments only, a bare `null`) are dropped. A document with a syntax
@@ -54,6 +85,9 @@ export function parseYamlDocuments(content: string): ParsedYaml {
   if (!chunks) return parseYamlDocumentsPrecisely(text);
   const documents: YamlDocument[] = [];
   for (const chunk of chunks) {
+    // js-yaml shares aliased nodes instead of copying them, so an alias "bomb" would only explode
+    // when the object is sent; the precise parser counts and refuses excessive aliasing.
+    if (mayUseAliases(chunk.text)) return parseYamlDocumentsPrecisely(text);
     let value: unknown;
     try {
       value = jsyaml.load(chunk.text, { schema: FAST_SCHEMA, json: false });
@@ -70,9 +104,18 @@ export function parseYamlDocuments(content: string): ParsedYaml {
       if (one) tree = { value: one.value, line: one.line + offsetLines, lineOf: (path) => mapLine(one.lineOf(path), offsetLines) };
       return tree;
     };
-    documents.push({ value, line: chunk.firstLine + leadingBlankLines(chunk.text), lineOf: (path) => precise()?.lineOf(path) });
+    documents.push({ value, line: chunk.firstLine + leadingBlankLines(chunk.text), lineOf: (path) => precise()?.lineOf(path), textLength: chunk.text.length });
   }
   return { documents, errors: [] };
+}
+
+/**
+ * Something that reads like an anchor (`&name`) or an alias (`*name`). Rare in manifests; js-yaml
+ * is also more lenient than YAML around them (it accepts `a: &x b: c`), so the precise parser
+ * reads such documents.
+ */
+function mayUseAliases(text: string): boolean {
+  return /(?:^|[\s[{,])[&*][^\s,[\]{}]/.test(text);
 }
 
 function mapLine(line: number | undefined, offset: number): number | undefined {
@@ -113,12 +156,25 @@ function splitDocuments(text: string): Chunk[] | undefined {
   return chunks;
 }
 
-/** The `yaml` library's full parse: every node with its position. */
+/** Go's yaml.v3 refuses documents nested deeper than this; so do we, before the stack runs out. */
+const MAX_DEPTH = 1000;
+
+/** The `yaml` library's full parse: every node with its position. Never throws. */
 export function parseYamlDocumentsPrecisely(text: string): ParsedYaml {
+  try {
+    return parseAllPrecisely(text);
+  } catch (err) {
+    // The parser's own limits (its stack on absurd nesting): say what it hit, at the file's start.
+    return { documents: [], errors: [{ line: 1, message: describeYamlError(err instanceof Error ? err.message : String(err)) }] };
+  }
+}
+
+function parseAllPrecisely(text: string): ParsedYaml {
   const { LineCounter, parseAllDocuments } = yaml();
   const lineCounter = new LineCounter();
-  // merge: Go's yaml.v3 (what kpt reads with) honours `<<` merge keys.
-  const docs = parseAllDocuments(text, { lineCounter, merge: true, prettyErrors: true });
+  // merge: Go's yaml.v3 (what kpt reads with) honours `<<` merge keys. logLevel: the library's
+  // warnings would go to the terminal; what matters is reported as an issue instead.
+  const docs = parseAllDocuments(text, { lineCounter, merge: true, prettyErrors: true, logLevel: "error" });
   const documents: YamlDocument[] = [];
   const errors: YamlSyntaxError[] = [];
   const lineAt = (offset: number): number => lineCounter.linePos(offset).line;
@@ -127,20 +183,76 @@ export function parseYamlDocumentsPrecisely(text: string): ParsedYaml {
     if (doc.errors.length > 0) {
       // The first error explains the document; later ones are usually its echoes.
       const err = doc.errors[0]!;
-      errors.push({ line: err.linePos?.[0].line ?? lineAt(err.pos[0]), message: describeYamlError(err.message) });
+      const opened = unclosedStart(doc.contents, err.pos[0]);
+      errors.push({ line: opened !== undefined ? lineAt(opened) : (err.linePos?.[0].line ?? lineAt(err.pos[0])), message: describeYamlError(err.message) });
       continue;
     }
-    const value: unknown = doc.toJS({ maxAliasCount: 1000 });
+    const depth = nestingDepth(doc.contents);
+    if (depth.tooDeep) {
+      errors.push({ line: lineAt(depth.at), message: `the document is nested more than ${MAX_DEPTH} levels deep` });
+      continue;
+    }
+    let value: unknown;
+    try {
+      value = doc.toJS({ maxAliasCount: 1000 });
+    } catch (err) {
+      // An alias to an anchor defined later or not at all, or aliases expanding exponentially.
+      errors.push({ line: lineAt(doc.contents?.range[0] ?? 0), message: describeYamlError((err as Error).message) });
+      continue;
+    }
     if (value === null || value === undefined || doc.contents === null) continue;
-    documents.push({ value, line: lineAt(doc.contents.range[0]), lineOf: (path) => findLine(doc, path, lineAt) });
+    documents.push({ value, line: lineAt(doc.contents.range[0]), lineOf: (path) => findLine(doc, path, lineAt), textLength: doc.contents.range[2] - doc.contents.range[0] });
   }
   return { documents, errors };
 }
 
-/** The library's first message line without its own "at line L, column C:" suffix. */
+/** The library's first message line without its own "at line L, column C:" suffix, in our words where its own are obscure. */
 function describeYamlError(message: string): string {
-  const first = message.split("\n")[0] ?? message;
-  return first.replace(/ at line \d+, column \d+:?$/, "");
+  const first = (message.split("\n")[0] ?? message).replace(/ at line \d+, column \d+:?$/, "");
+  if (/Maximum call stack size exceeded/.test(first)) return "the document is nested too deeply to read";
+  if (/Excessive alias count/.test(first)) return "excessive aliasing: its aliases (*name) expand to too many nodes (an alias bomb?)";
+  if (/^Unresolved alias/.test(first)) return `${first}: define the anchor (&name) before its alias (*name)`;
+  return first;
+}
+
+/**
+ * The parser notices an unclosed quote or flow collection where the text ends; the user needs
+ * the line where it was opened: the innermost quoted scalar or flow collection that runs up to
+ * the error's position.
+ */
+function unclosedStart(root: unknown, errorAt: number): number | undefined {
+  let found: number | undefined;
+  const stack: unknown[] = [root];
+  while (stack.length > 0) {
+    const node = stack.pop();
+    if (yaml().isPair(node)) {
+      stack.push(node.key, node.value);
+      continue;
+    }
+    if (!isNodeWithRange(node) || node.range[0] > errorAt || node.range[2] < errorAt) continue;
+    const quoted = yaml().isScalar(node) && (node.type === "QUOTE_DOUBLE" || node.type === "QUOTE_SINGLE");
+    const flow = (yaml().isMap(node) || yaml().isSeq(node)) && node.flow === true;
+    if ((quoted || flow) && (found === undefined || node.range[0] > found)) found = node.range[0];
+    if (yaml().isMap(node) || yaml().isSeq(node)) stack.push(...(node.items as unknown[]));
+  }
+  return found;
+}
+
+/** The deepest nesting of collections, iteratively (the point is not to need the stack). */
+function nestingDepth(root: unknown): { tooDeep: boolean; at: number } {
+  const stack: { node: unknown; depth: number }[] = [{ node: root, depth: 0 }];
+  while (stack.length > 0) {
+    const { node, depth } = stack.pop()!;
+    if (depth > MAX_DEPTH) return { tooDeep: true, at: isNodeWithRange(node) ? node.range[0] : 0 };
+    if (yaml().isMap(node) || yaml().isSeq(node)) {
+      for (const item of node.items as unknown[]) {
+        if (yaml().isPair(item)) {
+          stack.push({ node: item.key, depth: depth + 1 }, { node: item.value, depth: depth + 1 });
+        } else stack.push({ node: item, depth: depth + 1 });
+      }
+    }
+  }
+  return { tooDeep: false, at: 0 };
 }
 
 function findLine(doc: Document, path: FieldPath, lineAt: (offset: number) => number): number | undefined {

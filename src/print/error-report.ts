@@ -1,11 +1,9 @@
 // How an error that ends a command is told: `error: <what failed>`, then one line saying what
 // to do, and the detail (the server's words, the stack) only with -v. Pure: error in, lines out.
 
-import { ApiError } from "../cluster/api-error.js";
+import { ApiError, briefApiError, forbiddenAdvice } from "../cluster/api-error.js";
 import { EXIT, KptTsError } from "../errors.js";
 
-/** `User "bob" cannot create resource "configmaps" in API group "" in the namespace "app"`, as the API server words a 403. */
-const FORBIDDEN = /User "([^"]*)" cannot (\w+) resource "([^"]*)" in API group "([^"]*)"(?: in the namespace "([^"]*)")?/;
 const WEBHOOK = /admission webhook "([^"]+)" denied the request/;
 
 /** What to do about an API error; undefined when there is nothing useful to say. */
@@ -15,13 +13,9 @@ export function apiErrorHint(err: ApiError): string | undefined {
   switch (err.status) {
     case 401:
       return "the cluster did not accept your credentials: log in again, or check the user of your kubeconfig context";
-    case 403: {
-      const m = FORBIDDEN.exec(err.message);
-      if (!m) return "your user lacks the RBAC permission for this: ask a cluster administrator for it, or use a context that has it (--context)";
-      const [, user, verb, resource, group, namespace] = m;
-      const what = `${verb} ${group ? `${resource}.${group}` : resource}${namespace ? ` in namespace ${namespace}` : " (cluster-wide)"}`;
-      return `user "${user}" may not ${what}: ask a cluster administrator for that RBAC permission, or use a context that has it (--context)`;
-    }
+    case 403:
+      // The first line already says who may not do what (briefApiError); this says what to do.
+      return forbiddenAdvice(err);
     case 404:
       return /does not serve/.test(err.message) ? "install the kind's CustomResourceDefinition first, or add it to the package" : undefined;
     case 409:
@@ -61,10 +55,10 @@ export function formatError(err: unknown, verbose: boolean): string[] {
     return lines;
   }
   if (err instanceof ApiError) {
-    const lines = [`error: ${err.message}`];
+    const lines = [`error: ${briefApiError(err)}`];
     const hint = apiErrorHint(err);
     if (hint) lines.push(hint);
-    if (verbose) lines.push(`(HTTP ${err.status} ${err.reason})`, ...(err.stack ? [err.stack] : []));
+    if (verbose) lines.push(`caused by: HTTP ${err.status} ${err.reason}: ${err.message}`, ...(err.stack ? [err.stack] : []));
     return lines;
   }
   const e = err as Error;

@@ -1,9 +1,17 @@
-// Issue 3: a package with bad input fails with the "bad input" exit code (2), names file:line for
-// every problem in one run, and touches nothing in the cluster: no object, no inventory.
+// A package with bad input fails with the "bad input" exit code (2), names file:line and object
+// for every problem in one run, and touches nothing in the cluster: no object, no inventory.
+// The corpus (test/corpus/bad-input.ts, 40+ broken packages) runs here through the built CLI,
+// each case in a namespace of its own; test/unit/bad-input-corpus.test.ts checks the same
+// cases' error classes at the library level.
+import { mkdtemp } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { describe, expect, it } from "vitest";
+import { BAD_INPUT_CASES, expectedPrefix, writeBadInputCase, type BadInputCase } from "../corpus/bad-input.js";
 import { writePackage } from "../helpers/fixtures.js";
 import { createNamespace, kptTs } from "../helpers/run.js";
-import { clusterInventory, configMap, listObjects, printed } from "../helpers/scenario.js";
+import { clusterAccess, writeKubeconfig } from "../helpers/credentials.js";
+import { clusterInventory, configMap, getObject, listObjects, printed } from "../helpers/scenario.js";
 
 const BAD_INPUT = 2;
 
@@ -23,46 +31,62 @@ async function expectNothingApplied(ns: string, dir: string): Promise<void> {
   expect(await clusterInventory(dir)).toBeUndefined();
 }
 
-const cases: { name: string; files: (ns: string) => Record<string, string>; expected: RegExp[] }[] = [
-  {
-    name: "bad YAML",
-    files: (ns) => ({ "broken.yaml": `apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: broken\n  namespace: ${ns}\ndata:\n  a: [unclosed\n` }),
-    expected: [/broken\.yaml:\d+: .*YAML/i],
-  },
-  {
-    name: "a missing kind",
-    files: (ns) => ({ "nokind.yaml": `apiVersion: v1\nmetadata:\n  name: nokind\n  namespace: ${ns}\n` }),
-    expected: [/nokind\.yaml:1: .*kind is required/],
-  },
-  {
-    name: "a missing name",
-    files: (ns) => ({ "noname.yaml": `apiVersion: v1\nkind: ConfigMap\nmetadata:\n  namespace: ${ns}\n` }),
-    // Located at the `metadata:` that lacks the name.
-    expected: [/noname\.yaml:3: .*name is required/],
-  },
-  {
-    name: "an invalid name",
-    files: (ns) => ({ "badname.yaml": configMap("Bad_Name", ns) }),
-    // Located at the `name:` line.
-    expected: [/badname\.yaml:4: ConfigMap\/Bad_Name: .*RFC 1123/],
-  },
-  {
-    name: "a duplicate object",
-    files: (ns) => ({ "again.yaml": configMap("good", ns) }),
-    expected: [/(again|good)\.yaml:1: ConfigMap\/good: duplicate object/, /again\.yaml:1/, /good\.yaml:1/],
-  },
-];
+/** Every kind the corpus's packages hold, and the inventory. */
+const CORPUS_KINDS = "configmaps,secrets,services,deployments.apps,jobs.batch,roles.rbac.authorization.k8s.io,resourcegroups.kpt.dev";
 
-describe("kpt-ts live apply on bad input", () => {
-  it.each(cases)("$name: exit 2, file:line, nothing in the cluster", async ({ files, expected }) => {
-    const { ns, dir } = await badPackage("e2e-bad-one", files);
-    const r = await kptTs(["live", "apply", dir]);
-    expect(r.code, printed(r)).toBe(BAD_INPUT);
-    for (const re of expected) expect(r.stderr, printed(r)).toMatch(re);
-    expect(r.stdout).toBe("");
-    await expectNothingApplied(ns, dir);
+/** Nothing in the case's namespace (no object, no ResourceGroup), nothing it names elsewhere. */
+async function expectUntouched(c: BadInputCase, ns: string): Promise<void> {
+  expect(await listObjects(ns, CORPUS_KINDS), "objects in the case's namespace").toEqual([]);
+  for (const o of c.alsoAbsent?.(ns) ?? []) expect(await getObject(o.resource, o.name, o.namespace), `${o.resource}/${o.name}`).toBeUndefined();
+}
+
+/** Runs one corpus case through the CLI: its own namespace, kubeconfig context in it (so defaulting lands there). */
+async function runCase(c: BadInputCase, command: string[]): Promise<{ ns: string; dir: string; r: Awaited<ReturnType<typeof kptTs>> }> {
+  const ns = await createNamespace(`bad-${c.id}`.slice(0, 40));
+  const parent = await mkdtemp(join(tmpdir(), "kpt-ts-bad-"));
+  const { dir, path } = await writeBadInputCase(c, parent, ns);
+  // The admin's credentials, the case's namespace as the context's (written directly: no kubectl per case).
+  const { certData, keyData } = await clusterAccess();
+  const kubeconfig = await writeKubeconfig({ "client-certificate-data": certData, "client-key-data": keyData }, { namespace: ns });
+  const stdin = c.stdin?.(ns);
+  const r = await kptTs(["live", ...command, ...(c.args?.(ns) ?? []), path], { env: { KUBECONFIG: kubeconfig }, ...(stdin !== undefined ? { input: stdin } : {}) });
+  return { ns, dir, r };
+}
+
+function expectRefused(c: BadInputCase, dir: string, r: Awaited<ReturnType<typeof kptTs>>): void {
+  expect(r.code, printed(r)).toBe(BAD_INPUT);
+  // The one issue the case is about: `error: file:line: Kind/name: message`, or a line of the issue list.
+  const prefix = expectedPrefix(c, dir);
+  const lines = r.stderr.split("\n");
+  const at = lines.findIndex((l) => l.replace(/^(error: |- )/, "").startsWith(prefix));
+  expect(at, `no line starting with ${JSON.stringify(prefix)}\n${printed(r)}`).toBeGreaterThanOrEqual(0);
+  // Messages may span lines (hints, cycles): match from the located line on.
+  expect(lines.slice(at).join("\n").replace(/^(error: |- )/, ""), printed(r)).toMatch(c.expect.message);
+  expect(r.stdout, printed(r)).toBe("");
+}
+
+describe("the bad-input corpus through the CLI", () => {
+  it.each(BAD_INPUT_CASES.map((c) => [`${c.id}: ${c.what}`, c] as const))("%s: exit 2, file:line and object, nothing written", async (_, c) => {
+    const { ns, dir, r } = await runCase(c, ["apply"]);
+    expectRefused(c, dir, r);
+    await expectUntouched(c, ns);
   });
 
+  // Every command that reads a package refuses it the same way (one case per stage that catches it).
+  const sample = ["yaml-tabs", "binary", "symlink-loop", "duplicate-defaulted", "unknown-kind", "dep-cycle", "dep-missing"].map((id) => BAD_INPUT_CASES.find((c) => c.id === id)!);
+  const commands = [["apply", "--dry-run"], ["apply", "--server-side"], ["diff"], ["destroy"], ["status"]];
+  it.each(sample.map((c) => [c.id, c] as const))("%s: --dry-run, --server-side, diff, destroy and status refuse it too", async (_, c) => {
+    for (const command of commands) {
+      // status and destroy only read the inventory from the cluster: what they cannot see they need not refuse.
+      if ((command[0] === "status" || command[0] === "destroy") && c.stage !== "read") continue;
+      const { ns, dir, r } = await runCase(c, command);
+      expectRefused(c, dir, r);
+      await expectUntouched(c, ns);
+    }
+  });
+});
+
+describe("kpt-ts live apply on bad input", () => {
   it("reports every problem of the package in one run, each with its file and line", async () => {
     const { ns, dir } = await badPackage("e2e-bad-all", (ns) => ({
       "broken.yaml": `apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: broken\n  namespace: ${ns}\ndata:\n  a: [unclosed\n`,
@@ -95,22 +119,27 @@ describe("kpt-ts live apply on bad input", () => {
     await expectNothingApplied(ns, dir);
   });
 
-  it("a package without an inventory asks for `live init`, exit 2, nothing applied", async () => {
-    const ns = await createNamespace("e2e-bad-noinv");
-    const dir = await writePackage({ "cm.yaml": configMap("c", ns) });
-    const r = await kptTs(["live", "apply", dir]);
-    expect(r.code, printed(r)).toBe(BAD_INPUT);
-    expect(r.stderr).toContain("live init");
-    expect(await listObjects(ns)).toEqual([]);
+  it("a 400 KiB ConfigMap: client-side apply fails on its last-applied annotation and says to use --server-side, which applies it", async () => {
+    const ns = await createNamespace("e2e-bad-big");
+    const dir = await writePackage({
+      "resourcegroup.yaml": `apiVersion: kpt.dev/v1alpha1\nkind: ResourceGroup\nmetadata:\n  name: inventory-big\n  namespace: ${ns}\n  labels:\n    cli-utils.sigs.k8s.io/inventory-id: big-${ns}\n`,
+      "big.yaml": configMap("big", ns, { blob: "x".repeat(400 * 1024) }),
+    });
+    const csa = await kptTs(["live", "apply", dir]);
+    expect(csa.code, printed(csa)).toBe(3);
+    expect(csa.stdout).toMatch(/configmap\/big apply failed: .*metadata\.annotations: Too long.*; client-side apply keeps a copy of the object in its last-applied-configuration annotation, which the server limits to 256 KiB: apply with --server-side/);
+    const ssa = await kptTs(["live", "apply", "--server-side", dir]);
+    expect(ssa.code, printed(ssa)).toBe(0);
+    expect(ssa.stdout).toContain("configmap/big created");
   });
 
-  it("a package with two inventories is refused, exit 2, nothing applied", async () => {
-    const { ns, dir } = await badPackage("e2e-bad-twoinv", (ns) => ({
-      "second-rg.yaml": `apiVersion: kpt.dev/v1alpha1\nkind: ResourceGroup\nmetadata:\n  name: inventory-other\n  namespace: ${ns}\n  labels:\n    cli-utils.sigs.k8s.io/inventory-id: other\n`,
-    }));
-    const r = await kptTs(["live", "apply", dir]);
-    expect(r.code, printed(r)).toBe(BAD_INPUT);
-    expect(r.stderr).toMatch(/ResourceGroup/);
+  it("-v before the package path takes no level from it: the package given is read, not the current directory", async () => {
+    const { ns, dir } = await badPackage("e2e-bad-verbose", (ns) => ({ "badname.yaml": configMap("Bad_Name", ns) }));
+    for (const args of [["-v", dir], ["-v", "3", dir], ["-v=2", dir], [dir, "-v"]]) {
+      const r = await kptTs(["live", "apply", ...args]);
+      expect(r.code, `${args.join(" ")}\n${printed(r)}`).toBe(BAD_INPUT);
+      expect(r.stderr).toContain(`${dir}/badname.yaml:4: ConfigMap/Bad_Name`);
+    }
     await expectNothingApplied(ns, dir);
   });
 

@@ -16,7 +16,7 @@ export function kubeconfig(): string {
   return inject("kubeconfig");
 }
 
-export function run(cmd: string, args: string[], opts: { cwd?: string; input?: string; env?: Record<string, string>; timeoutMs?: number } = {}): Promise<RunResult> {
+export function run(cmd: string, args: string[], opts: { cwd?: string; input?: string | Buffer; env?: Record<string, string>; timeoutMs?: number } = {}): Promise<RunResult> {
   return new Promise((resolveRun, reject) => {
     const child = spawn(cmd, args, {
       cwd: opts.cwd ?? REPO,

@@ -1,6 +1,6 @@
 // How a command's fatal error is told: what failed, what to do, and the detail only with -v.
 import { describe, expect, it } from "vitest";
-import { ApiError } from "../../src/cluster/api-error.js";
+import { ApiError, briefApiError } from "../../src/cluster/api-error.js";
 import { ClusterError, ResultError, UsageError } from "../../src/errors.js";
 import { apiErrorHint, formatError } from "../../src/print/error-report.js";
 
@@ -8,8 +8,9 @@ const forbidden = new ApiError(403, "Forbidden", 'resourcegroups.kpt.dev "inv" i
 
 describe("apiErrorHint", () => {
   it.each<[string, ApiError, RegExp]>([
-    ["403 names the user, verb, resource and namespace", forbidden, /^user "bob" may not get resourcegroups\.kpt\.dev in namespace app: ask a cluster administrator/],
-    ["403 on a cluster-scoped resource", new ApiError(403, "Forbidden", 'namespaces is forbidden: User "bob" cannot create resource "namespaces" in API group ""'), /may not create namespaces \(cluster-wide\)/],
+    ["403 says what to ask for: the verb on the resource in the namespace", forbidden, /^ask a cluster administrator to grant "get" on resourcegroups\.kpt\.dev in namespace app, or use a context that has it \(--context\)$/],
+    ["403 on a cluster-scoped resource", new ApiError(403, "Forbidden", 'namespaces is forbidden: User "bob" cannot create resource "namespaces" in API group ""'), /grant "create" on namespaces cluster-wide/],
+    ["403 the server words otherwise", new ApiError(403, "Forbidden", "access denied by policy"), /lacks the RBAC permission/],
     ["401", new ApiError(401, "Unauthorized", "Unauthorized"), /credentials/],
     ["unknown kind", new ApiError(404, "NotFound", "the cluster does not serve example.com/v1, Kind=Widget: is its CustomResourceDefinition installed?"), /CustomResourceDefinition/],
     ["webhook denial", new ApiError(400, "BadRequest", 'admission webhook "policy.example.com" denied the request: no latest tags'), /webhook policy\.example\.com refused it/],
@@ -20,9 +21,18 @@ describe("apiErrorHint", () => {
 });
 
 describe("formatError", () => {
-  it("turns an API error that ends the run into what failed and what to do, not a bug report", () => {
-    expect(formatError(forbidden, false)).toEqual([`error: ${forbidden.message}`, expect.stringMatching(/^user "bob" may not get/)]);
-    expect(formatError(forbidden, true).join("\n")).toContain("(HTTP 403 Forbidden)");
+  it("turns an API error that ends the run into one line of what failed and one of what to do; the server's words with -v", () => {
+    expect(formatError(forbidden, false)).toEqual(['error: forbidden: user "bob" may not get resourcegroups.kpt.dev in namespace app', expect.stringMatching(/^ask a cluster administrator to grant "get"/)]);
+    expect(formatError(forbidden, true).join("\n")).toContain(`caused by: HTTP 403 Forbidden: ${forbidden.message}`);
+  });
+
+  it.each<[string, ApiError, string]>([
+    ["a namespaced 403", forbidden, 'forbidden: user "bob" may not get resourcegroups.kpt.dev in namespace app'],
+    ["a core-group 403", new ApiError(403, "Forbidden", 'secrets is forbidden: User "system:serviceaccount:a:b" cannot create resource "secrets" in API group "" in the namespace "a"'), 'forbidden: user "system:serviceaccount:a:b" may not create secrets in namespace a'],
+    ["a cluster-wide 403", new ApiError(403, "Forbidden", 'customresourcedefinitions.apiextensions.k8s.io is forbidden: User "bob" cannot list resource "customresourcedefinitions" in API group "apiextensions.k8s.io" at the cluster scope'), 'forbidden: user "bob" may not list customresourcedefinitions.apiextensions.k8s.io (cluster-wide)'],
+    ["any other error keeps the server's words", new ApiError(409, "Conflict", "the object has been modified"), "the object has been modified"],
+  ])("briefApiError: %s", (_n, err, brief) => {
+    expect(briefApiError(err)).toBe(brief);
   });
 
   it("shows advice given as detail at once, and raw detail only with -v", () => {

@@ -116,9 +116,10 @@ describe("planInit refusals", () => {
   });
 
   it("bad YAML fails before a namespace is chosen (kpt prints no progress line) and names file and line", () => {
+    // Line 1: where the unclosed "[" opens, not the end of the file where the parser noticed.
     const plan = refusal({ "a.yaml": cm("a", "foo"), "b.yaml": "a: [\n" });
     expect(plan.namespace).toBeUndefined();
-    expect((plan.error as PackageError).issues.map(formatIssue)).toEqual([expect.stringMatching(/^pkg\/b\.yaml:2: invalid YAML: /)]);
+    expect((plan.error as PackageError).issues.map(formatIssue)).toEqual([expect.stringMatching(/^pkg\/b\.yaml:1: invalid YAML: /)]);
   });
 });
 

@@ -165,6 +165,20 @@ const cases: Case[] = [
     issues: ['pkg/b.yaml:1: ConfigMap/dup: duplicate object in namespace "ns": also defined at pkg/a.yaml:1'],
   },
   {
+    name: "`<<` merge keys merge (as Go's yaml.v3 does), inline or through an alias; a quoted \"<<\" is a plain key",
+    files: {
+      "a.yaml": `apiVersion: v1\nkind: ConfigMap\nmetadata:\n  <<: {name: merged, namespace: ns}\n---\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: base\n  namespace: ns\n---\napiVersion: v1\nkind: ConfigMap\ndata: &d\n  namespace: ns\nmetadata:\n  <<: *d\n  name: from-alias\n  labels:\n    "<<": plain\n`,
+      "rg.yaml": RG,
+    },
+    objects: ["ConfigMap/merged@pkg/a.yaml:1", "ConfigMap/base@pkg/a.yaml:6", "ConfigMap/from-alias@pkg/a.yaml:12"],
+    issues: ['pkg/a.yaml:20: ConfigMap/from-alias: label key "<<" is not valid'],
+  },
+  {
+    name: "a merge key whose value is not a map is a YAML error",
+    files: { "a.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  <<: 0\n  name: a\n", "rg.yaml": RG },
+    issues: ["pkg/a.yaml:1: invalid YAML: Merge sources must be maps or map aliases"],
+  },
+  {
     name: "kind: List is expanded; each item keeps its own line",
     files: {
       "list.yaml": "apiVersion: v1\nkind: List\nitems:\n- apiVersion: v1\n  kind: ConfigMap\n  metadata: {name: a, namespace: ns}\n- apiVersion: v1\n  kind: ConfigMap\n  metadata: {name: B, namespace: ns}\n",
