@@ -15,6 +15,7 @@ import { LiveCache } from "../status/live-cache.js";
 import { WaitExplainer } from "../status/wait-explainer.js";
 import { applyObject, type ApplyObjectContext } from "./apply-object.js";
 import { withLastApplied } from "./csa/last-applied.js";
+import { servedKinds, waitUntilServed } from "./crd-discovery.js";
 import { runDeleteWaves } from "./delete-waves.js";
 import { EventChannel } from "./event-channel.js";
 import { orderWaves, reverseWaves } from "./graph.js";
@@ -164,8 +165,9 @@ async function executeApply(pkg: Package, cluster: Cluster, o: ResolvedOptions, 
         await waitFor(cache, targets, { desired: "Current", wave: waveIndex, timeoutMs: o.reconcileTimeoutMs, signal: o.signal, emit, explainer });
         emit({ type: "group", action: "Wait", status: "Finished", wave: waveIndex });
         if (wave.some((r) => r.kind === "CustomResourceDefinition")) {
-          // Kinds defined by this wave become usable for the next ones.
-          cluster.resetDiscovery();
+          // Kinds defined by this wave become usable for the next ones, once discovery lists them.
+          const established = wave.filter((r) => r.kind === "CustomResourceDefinition" && recorder.reconciled(r) === "Successful");
+          await waitUntilServed(cluster, established.flatMap((r) => servedKinds(desired.get(refKey(r))!.object)), { signal: o.signal });
           await cache.refreshUnserved();
         }
       }
