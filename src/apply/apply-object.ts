@@ -33,6 +33,13 @@ export interface ApplyObjectResult {
   error?: string;
   /** The object as the server returned it (or as it stands, when unchanged). */
   object?: KubeObject;
+  /** Failed, but the write may have happened all the same (its answer was lost or was a 5xx). */
+  mayExist?: boolean;
+}
+
+/** True when a failed write may have taken effect: no answer, a server error, or an earlier try whose answer was lost. */
+function outcomeUnknown(err: unknown): boolean {
+  return !(err instanceof ApiError) || err.status >= 500 || err.attempts > 1;
 }
 
 function describeApiError(err: unknown, verb: string, serverSide: boolean, source?: SourcePos): string {
@@ -43,6 +50,8 @@ function describeApiError(err: unknown, verb: string, serverSide: boolean, sourc
     if (err.status === 409 && err.causes.some((c) => c.reason === "FieldManagerConflict")) {
       return `${err.message} (use --force-conflicts to take these fields over, or stop setting them in the package)`;
     }
+    // The cache saw it a moment ago: someone deleted it while this run was applying it.
+    if (err.status === 404 && verb === "patching" && !/does not serve/.test(err.message)) return `error when ${verb}${where}: ${err.message} (it was deleted meanwhile, perhaps by another run of this package: apply again)`;
     // The server's words (kpt prints them too), and for a 403 which permission to ask for.
     const advice =
       forbiddenAdvice(err) ??
@@ -83,9 +92,11 @@ export async function applyObject(ctx: ApplyObjectContext, desired: KubeObject, 
       return { status: "Successful", operation, object: result };
     }
     const schema = await ctx.schemaFor(desired);
+    // A repeated create that found the object: our first try made it, and its answer was lost.
+    let createdByLostTry = false;
     for (let attempt = 1; ; attempt++) {
       const plan = planClientSideApply(desired, live, schema);
-      if (plan.op === "unchanged") return { status: "Successful", operation: "unchanged", object: live };
+      if (plan.op === "unchanged") return { status: "Successful", operation: createdByLostTry ? "created" : "unchanged", object: live };
       if (ctx.dryRun === "client") return { status: "Successful", operation: plan.op === "create" ? "created" : "configured", object: plan.op === "patch" ? plan.preview : plan.body };
       try {
         if (plan.op === "create") {
@@ -97,6 +108,7 @@ export async function applyObject(ctx: ApplyObjectContext, desired: KubeObject, 
       } catch (err) {
         // Created by someone else since we listed it: read it and patch instead, once.
         if (err instanceof ApiError && err.status === 409 && plan.op === "create" && attempt === 1) {
+          createdByLostTry = err.attempts > 1;
           live = await ctx.cluster.get(ref);
           if (live) {
             const ownership = ownershipOf(live, ctx.inventoryId);
@@ -108,6 +120,6 @@ export async function applyObject(ctx: ApplyObjectContext, desired: KubeObject, 
       }
     }
   } catch (err) {
-    return { status: "Failed", error: describeApiError(err, live ? "patching" : "creating", ctx.serverSide, source) };
+    return { status: "Failed", error: describeApiError(err, live ? "patching" : "creating", ctx.serverSide, source), ...(outcomeUnknown(err) ? { mayExist: true } : {}) };
   }
 }

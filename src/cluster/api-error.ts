@@ -35,6 +35,8 @@ export class ApiError extends Error {
     super(message);
     this.name = "ApiError";
   }
+  /** Tries made; above 1, an earlier try may have taken effect before its answer was lost. */
+  attempts = 1;
   get notFound(): boolean {
     return this.status === 404;
   }

@@ -9,7 +9,7 @@ import { ApiError, apiErrorFrom, briefApiError } from "./api-error.js";
 import { RestMapper, type ResourceMapping } from "./discovery.js";
 import { loadConnection, type KubeconfigOptions } from "./kubeconfig.js";
 import { Transport } from "./transport.js";
-import type { Cluster, ListResult, PatchType, PropagationPolicy, Scope, WatchEvent, WatchQuery, WriteOptions } from "./types.js";
+import type { Cluster, DeleteOptions, ListResult, PatchType, PropagationPolicy, Scope, WatchEvent, WatchQuery, WriteOptions } from "./types.js";
 
 const PATCH_CONTENT_TYPES: Record<PatchType | "apply", string> = {
   strategic: "application/strategic-merge-patch+json",
@@ -139,6 +139,8 @@ export class KubeCluster implements Cluster {
       query: this.writeQuery(opts),
       signal: opts.signal,
       what: `create ${obj.kind} ${obj.metadata.name}`,
+      // A fixed name makes a repeated create answer 409 AlreadyExists instead of making a second object.
+      idempotent: Boolean(obj.metadata.name),
     });
   }
 
@@ -184,11 +186,11 @@ export class KubeCluster implements Cluster {
     });
   }
 
-  async delete(ref: ObjRef, opts: { propagationPolicy?: PropagationPolicy; uid?: string; dryRun?: boolean; signal?: AbortSignal } = {}): Promise<"deleted" | "terminating" | "notfound"> {
+  async delete(ref: ObjRef, opts: DeleteOptions = {}): Promise<"deleted" | "terminating" | "notfound"> {
     const m = await this.mapping(ref.group, ref.kind);
     const body: Record<string, unknown> = { apiVersion: "v1", kind: "DeleteOptions" };
     if (opts.propagationPolicy) body.propagationPolicy = opts.propagationPolicy;
-    if (opts.uid) body.preconditions = { uid: opts.uid };
+    if (opts.uid || opts.resourceVersion) body.preconditions = { ...(opts.uid ? { uid: opts.uid } : {}), ...(opts.resourceVersion ? { resourceVersion: opts.resourceVersion } : {}) };
     if (opts.dryRun) body.dryRun = ["All"];
     try {
       const res = await this.transport.request<any>("DELETE", this.objectPath(m, ref.namespace, ref.name), { body, signal: opts.signal, what: `delete ${ref.kind} ${ref.name}` });

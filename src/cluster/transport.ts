@@ -1,6 +1,6 @@
-// HTTP to the API server: one keep-alive agent per run, JSON in and out, and the retry policy
-// in one place: 429 (API Priority and Fairness) honours Retry-After and is never a failure;
-// connection resets and 5xx on reads are retried with backoff.
+// HTTP to the API server: one keep-alive agent per run, JSON in and out, and the retries that
+// retry-policy.ts decides: 429 (API Priority and Fairness) honours Retry-After; connection
+// failures and 5xx are retried with backoff, for a bounded time, where repeating is safe.
 
 import { Agent, request as httpsRequest } from "node:https";
 import { request as httpRequest, Agent as HttpAgent, type IncomingMessage } from "node:http";
@@ -8,6 +8,7 @@ import { setTimeout as sleep } from "node:timers/promises";
 import { ClusterError } from "../errors.js";
 import { apiErrorFrom, ApiError } from "./api-error.js";
 import type { ClusterConnection } from "./kubeconfig.js";
+import { isIdempotent, retryDelayMs } from "./retry-policy.js";
 
 export interface RequestOptions {
   query?: Record<string, string | number | boolean | undefined>;
@@ -17,6 +18,8 @@ export interface RequestOptions {
   signal?: AbortSignal;
   /** What the request is about, for error messages (e.g. `deployment.apps/web`). */
   what?: string;
+  /** Whether sending it twice is harmless (see retry-policy.ts); by default from the method. */
+  idempotent?: boolean;
 }
 
 export interface TransportStats {
@@ -24,9 +27,6 @@ export interface TransportStats {
   retries: number;
   throttled: number;
 }
-
-const MAX_ATTEMPTS = 8;
-const READ_METHODS = new Set(["GET", "HEAD"]);
 
 export class Transport {
   readonly stats: TransportStats = { requests: 0, retries: 0, throttled: 0 };
@@ -106,44 +106,47 @@ export class Transport {
     });
   }
 
-  /** A JSON request with the retry policy; throws ApiError for API failures. */
+  /**
+   * A JSON request with the retry policy; throws ApiError for API failures (its `attempts` says
+   * whether an earlier try may have taken effect), ClusterError when the server cannot be reached.
+   */
   async request<T = any>(method: string, path: string, opts: RequestOptions = {}): Promise<T> {
     const what = opts.what ?? `${method} ${path}`;
+    const idempotent = opts.idempotent ?? isIdempotent(method, opts.contentType);
     for (let attempt = 1; ; attempt++) {
       let res: IncomingMessage;
+      let text: string;
       try {
         res = await this.open(method, path, opts);
+        text = await readBody(res);
       } catch (err) {
         if (opts.signal?.aborted) throw err;
         if (err instanceof ClusterError) throw err; // a credential plugin's failure, already worded
         const code = (err as NodeJS.ErrnoException).code ?? "";
-        const transient = ["ECONNRESET", "EPIPE", "ETIMEDOUT", "EAI_AGAIN", "ECONNREFUSED"].includes(code);
-        if (transient && attempt < 4 && (READ_METHODS.has(method) || code !== "ETIMEDOUT")) {
+        const delay = retryDelayMs({ kind: "network", code }, attempt, idempotent);
+        if (delay !== undefined) {
           this.stats.retries++;
-          await sleep(200 * 2 ** attempt);
+          await this.pause(delay, opts.signal);
           continue;
         }
-        throw connectionError(err as Error, this.conn.server);
+        throw connectionError(err as Error, this.conn.server, attempt);
       }
-      const text = await readBody(res);
       const status = res.statusCode ?? 0;
       if (status >= 200 && status < 300) return (text ? JSON.parse(text) : undefined) as T;
       const retryAfter = res.headers["retry-after"];
       const err = apiErrorFrom(status, text, what, Array.isArray(retryAfter) ? retryAfter[0] : retryAfter);
-      if (status === 429 && attempt < MAX_ATTEMPTS * 4) {
-        // The server asked us to slow down; waiting is the correct answer, not a failure.
-        this.stats.throttled++;
-        await sleep(Math.min(30, Math.max(1, err.retryAfterSeconds ?? 1)) * 1000 * (0.75 + Math.random() / 2));
-        continue;
-      }
-      const retriable = (status === 500 || status === 502 || status === 503 || status === 504) && READ_METHODS.has(method);
-      if ((retriable || (status === 503 && err.retryAfterSeconds !== undefined)) && attempt < MAX_ATTEMPTS) {
-        this.stats.retries++;
-        await sleep(err.retryAfterSeconds !== undefined ? err.retryAfterSeconds * 1000 : 100 * 2 ** attempt);
-        continue;
-      }
-      throw err;
+      err.attempts = attempt;
+      const delay = retryDelayMs({ kind: "http", status, retryAfterSeconds: err.retryAfterSeconds }, attempt, idempotent);
+      if (delay === undefined) throw err;
+      if (status === 429) this.stats.throttled++;
+      else this.stats.retries++;
+      await this.pause(delay, opts.signal);
     }
+  }
+
+  /** Waits between tries; a request that can be cancelled stops waiting when it is. */
+  private async pause(ms: number, signal?: AbortSignal): Promise<void> {
+    await sleep(ms, undefined, signal ? { signal } : undefined);
   }
 }
 
@@ -156,10 +159,12 @@ function readBody(res: IncomingMessage): Promise<string> {
   });
 }
 
-export function connectionError(err: Error, server: string): ClusterError {
+export function connectionError(err: Error, server: string, attempts = 1): ClusterError & { attempts: number } {
   const code = (err as NodeJS.ErrnoException).code ?? "";
   const hints: Record<string, string> = {
     ECONNREFUSED: "nothing listens there: is the cluster running, and is this the right server in your kubeconfig?",
+    ECONNRESET: "the connection was cut before an answer came: the API server (or a proxy in front of it) is failing or restarting; run the command again once it is healthy",
+    EPIPE: "the connection was cut before an answer came: the API server (or a proxy in front of it) is failing or restarting; run the command again once it is healthy",
     ENOTFOUND: "the host name does not resolve: check the server address in your kubeconfig",
     ETIMEDOUT: "the connection timed out: check the network path to the cluster",
     DEPTH_ZERO_SELF_SIGNED_CERT: "the server's certificate is not trusted: check certificate-authority in your kubeconfig",
@@ -167,7 +172,8 @@ export function connectionError(err: Error, server: string): ClusterError {
     SELF_SIGNED_CERT_IN_CHAIN: "the server's certificate is not trusted: check certificate-authority in your kubeconfig",
     ERR_TLS_CERT_ALTNAME_INVALID: "the server's certificate does not name this address: check the server in your kubeconfig",
   };
-  return new ClusterError(`cannot reach the cluster at ${server}: ${hints[code] ?? err.message}`, { cause: err, detail: `${code} ${err.message}` });
+  const tries = attempts > 1 ? ` (${attempts} tries)` : "";
+  return Object.assign(new ClusterError(`cannot reach the cluster at ${server}${tries}: ${hints[code] ?? err.message}`, { cause: err, detail: `${code} ${err.message}` }), { attempts });
 }
 
 export { ApiError };

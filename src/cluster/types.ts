@@ -32,6 +32,16 @@ export interface WriteOptions {
   signal?: AbortSignal;
 }
 
+export interface DeleteOptions {
+  propagationPolicy?: PropagationPolicy;
+  /** Delete only this incarnation of the object. */
+  uid?: string;
+  /** Delete only if nobody changed the object since this version (else 409 Conflict). */
+  resourceVersion?: string;
+  dryRun?: boolean;
+  signal?: AbortSignal;
+}
+
 export interface Cluster {
   /** The namespace objects without one get (-n, else the kubeconfig context's). */
   readonly defaultNamespace: string;
@@ -59,7 +69,7 @@ export interface Cluster {
    * "deleted": gone now; "terminating": deletion started, finalizers or dependents still pending;
    * "notfound": it was already gone.
    */
-  delete(ref: ObjRef, opts?: { propagationPolicy?: PropagationPolicy; uid?: string; dryRun?: boolean; signal?: AbortSignal }): Promise<"deleted" | "terminating" | "notfound">;
+  delete(ref: ObjRef, opts?: DeleteOptions): Promise<"deleted" | "terminating" | "notfound">;
   watch(q: WatchQuery, signal: AbortSignal): AsyncIterable<WatchEvent>;
   /** The OpenAPI v3 document of a group/version, for client-side apply's merge keys. */
   openapi(group: string, version: string): Promise<unknown | undefined>;

@@ -22,3 +22,15 @@ export function nextInventory(o: RunOutcome): ObjRef[] {
   for (const r of o.abandoned) keep.delete(r);
   return keep.toArray();
 }
+
+/** Both runs' lists, when two runs of one package wrote the inventory at once: nothing drops out. */
+export function mergeConcurrent(theirs: Iterable<ObjRef>, ours: Iterable<ObjRef>): ObjRef[] {
+  return new RefSet(theirs).union(new RefSet(ours)).toArray();
+}
+
+/** The same objects, in any order. */
+export function sameRefs(a: Iterable<ObjRef>, b: Iterable<ObjRef>): boolean {
+  const x = new RefSet(a);
+  const y = new RefSet(b);
+  return x.size === y.size && [...x].every((r) => y.has(r));
+}
