@@ -7,7 +7,7 @@ import { cliUtilsId, refKey, refOf, RefSet, type ObjRef } from "../object/ref.js
 import type { Cluster } from "../cluster/types.js";
 import { CancelledError } from "../errors.js";
 import type { EngineEvent } from "../events.js";
-import { installResourceGroupCrd, readClusterInventory, resourceGroupCrdInstalled, writeClusterInventory, crdMissingError } from "../inventory/cluster-inventory.js";
+import { installResourceGroupCrd, inventoryUnchangedSince, readClusterInventory, resourceGroupCrdInstalled, writeClusterInventory, crdMissingError } from "../inventory/cluster-inventory.js";
 import { nextInventory } from "../inventory/next-inventory.js";
 import type { ResourceStatusEntry } from "../inventory/resource-group.js";
 import type { KubeObject, Package, SourcePos } from "../object/types.js";
@@ -63,6 +63,8 @@ async function executeApply(pkg: Package, cluster: Cluster, o: ResolvedOptions, 
   const cache = new LiveCache(cluster, { pollPeriodMs: o.pollPeriodMs, signal: o.signal });
   try {
     await cache.follow([...localRefs, ...pruneCandidates]);
+    // Interrupted before the first write: what the cache knows may be partial, so stop here.
+    if (o.signal?.aborted) throw new CancelledError("interrupted before anything was changed");
     // Prune candidates that are gone (or whose kind is no longer served) are simply forgotten;
     // ones we cannot read stay, so the prune reports them and the inventory keeps them.
     const pruneRefs = pruneCandidates.filter((r) => cache.get(r) || cache.readError(r));
@@ -105,9 +107,12 @@ async function executeApply(pkg: Package, cluster: Cluster, o: ResolvedOptions, 
     let createdEarly: ObjRef | undefined;
     // What the cluster holds now; the final write compares against it.
     let stored = clusterInv.object;
+    if (!dry && o.signal?.aborted) throw new CancelledError("interrupted before anything was changed");
     if (!dry && (!clusterInv.object || union.size !== previous.size)) {
-      createdEarly = await ensureInventoryNamespace(cluster, pkg, desired, o);
-      stored = await writeClusterInventory(cluster, inventory, union.toArray(), { signal: o.signal });
+      // Not cancellable: once the namespace is created, the inventory that records it must be written.
+      createdEarly = await ensureInventoryNamespace(cluster, pkg, desired, { ...o, signal: undefined });
+      // Guarded by what this run read: a second apply of the package started at the same time stops here.
+      stored = await writeClusterInventory(cluster, inventory, union.toArray(), { basedOn: clusterInv.object ?? null, onConflict: "fail" });
     }
     emit({ type: "group", action: "Inventory", status: "Finished" });
 
@@ -137,6 +142,8 @@ async function executeApply(pkg: Package, cluster: Cluster, o: ResolvedOptions, 
     };
 
     const explainer = new WaitExplainer(cluster, { signal: o.signal });
+    // Failed writes whose answer was lost: the object may exist all the same.
+    const mayExist: ObjRef[] = [];
     let waveIndex = 0;
     for (const wave of applyWaves) {
       if (o.signal?.aborted) break;
@@ -150,6 +157,7 @@ async function executeApply(pkg: Package, cluster: Cluster, o: ResolvedOptions, 
           const blocked = blockedBy(ref);
           if (blocked) return emit({ type: "apply", ref, status: "Skipped", error: blocked });
           const r = await applyObject(ctx, d.object, d.source);
+          if (r.status === "Failed" && r.mayExist) mayExist.push(ref);
           if (r.object && !dry) cache.observe(r.object);
           // The inventory step created the inventory's namespace moments ago: that was this apply.
           if (createdEarly && r.operation === "unchanged" && refKey(createdEarly) === refKey(ref)) r.operation = "created";
@@ -201,12 +209,14 @@ async function executeApply(pkg: Package, cluster: Cluster, o: ResolvedOptions, 
     emit({ type: "group", action: "Inventory", status: "Started" });
     if (!dry) {
       const applied = [...localRefs].filter((r) => recorder.actuated(r) === "Successful");
+      applied.push(...(await existing(cluster, mayExist)));
       const notApplied = [...localRefs].filter((r) => recorder.actuated(r) !== "Successful");
       const notDeleted = pruneRefs.filter((r) => recorder.actuated(r) !== "Successful" || recorder.reconciled(r) !== "Successful");
       const final = nextInventory({ previous, applied, notApplied, notDeleted, abandoned });
       const statuses = o.statusPolicy === "all" ? statusEntries(final, pruneSet, recorder) : undefined;
-      if (inventoryChanged(stored, final, statuses)) {
-        await writeClusterInventory(cluster, inventory, final, { statuses });
+      // Another run of the package may have written it meanwhile: then theirs and ours are merged.
+      if (inventoryChanged(stored, final, statuses) || !(await inventoryUnchangedSince(cluster, inventory, stored))) {
+        await writeClusterInventory(cluster, inventory, final, { statuses, basedOn: stored ?? null, onConflict: "merge" });
       }
     }
     emit({ type: "group", action: "Inventory", status: "Finished" });
@@ -260,6 +270,12 @@ function inventoryChanged(stored: KubeObject | undefined, final: ObjRef[], statu
     const old = byKey.get(refKey(s.ref));
     return !old || old.strategy !== s.strategy || old.actuation !== s.actuation || old.reconcile !== s.reconcile;
   });
+}
+
+/** Those of `refs` that exist (or whose existence cannot be read): a lost answer hides whether a write happened. */
+async function existing(cluster: Cluster, refs: ObjRef[]): Promise<ObjRef[]> {
+  const found = await Promise.all(refs.map((ref) => cluster.get(ref).then((o) => Boolean(o), () => true)));
+  return refs.filter((_, i) => found[i]);
 }
 
 /** kpt creates the inventory's Namespace first when the package defines it, so the inventory can be stored. */

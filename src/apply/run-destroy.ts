@@ -35,6 +35,8 @@ async function executeDestroy(pkg: Package, cluster: Cluster, o: ResolvedOptions
   const cache = new LiveCache(cluster, { pollPeriodMs: o.pollPeriodMs, signal: o.signal });
   try {
     await cache.follow(clusterInv.refs);
+    // Interrupted before the first delete: what the cache knows may be partial, so stop here.
+    if (o.signal?.aborted) throw new CancelledError("interrupted before anything was deleted");
     const existing = clusterInv.refs.filter((r) => cache.get(r) || cache.readError(r));
     const ordered = orderWaves(existing.map((ref) => ({ ref, object: cache.get(ref) })));
     // Stale depends-on annotations may name objects that are long gone; they do not order anything here.
@@ -89,9 +91,15 @@ async function executeDestroy(pkg: Package, cluster: Cluster, o: ResolvedOptions
     emit({ type: "group", action: "Inventory", status: "Started" });
     if (!dry && clusterInv.object) {
       const notDeleted = existing.filter((r) => recorder.actuated(r) !== "Successful" || (recorder.reconciled(r) !== undefined && recorder.reconciled(r) !== "Successful"));
-      const blocking = existing.filter((r) => recorder.actuated(r) === "Failed" || recorder.reconciled(r) === "Failed" || recorder.reconciled(r) === "Timeout" || recorder.actuated(r) === undefined);
-      if (blocking.length === 0) await deleteClusterInventory(cluster, inventory, o.signal);
-      else await writeClusterInventory(cluster, inventory, nextInventory({ previous: clusterInv.refs, applied: [], notApplied: [], notDeleted, abandoned }));
+      // A delete whose wait was cut short (interrupted) may still be in progress: it blocks too.
+      const waitCut = (r: ObjRef) => recorder.actuated(r) === "Successful" && recorder.reconciled(r) === "Skipped";
+      const blocking = existing.filter((r) => recorder.actuated(r) === "Failed" || recorder.reconciled(r) === "Failed" || recorder.reconciled(r) === "Timeout" || recorder.actuated(r) === undefined || waitCut(r));
+      // Neither is cancellable, and both are guarded: an apply of the package meanwhile keeps its objects listed.
+      if (blocking.length === 0) await deleteClusterInventory(cluster, inventory, { basedOn: clusterInv.object });
+      else {
+        const left = nextInventory({ previous: clusterInv.refs, applied: [], notApplied: [], notDeleted, abandoned });
+        await writeClusterInventory(cluster, inventory, left, { basedOn: clusterInv.object, onConflict: "merge" });
+      }
     }
     emit({ type: "group", action: "Inventory", status: "Finished" });
     if (o.signal?.aborted) throw new CancelledError("interrupted: the inventory still lists every object that was not deleted; run destroy again to finish");

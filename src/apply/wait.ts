@@ -59,6 +59,9 @@ export async function waitFor(cache: LiveCache, targets: WaitTarget[], opts: Wai
       if (!live || (t.uid && live.metadata.uid !== t.uid)) return { result: NOT_FOUND, done: "Successful" };
       return { result: statusOfLive(live, now()) };
     }
+    // Applied, then gone: another run of the package (a destroy, a prune) or someone else deleted
+    // it. It will not become Current; waiting for it would never end.
+    if (!live) return { result: { status: "NotFound", message: "it was deleted after this run applied it (another run of this package, or someone else, deleted it): apply again" }, done: "Failed" };
     const result = statusOfLive(live, now());
     if (isReconciled(result.status, "Current", { liveGeneration: live?.metadata.generation, appliedGeneration: t.minGeneration })) return { result, done: "Successful" };
     if (result.status === "Failed") return { result, done: "Failed" };

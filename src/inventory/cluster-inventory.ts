@@ -1,5 +1,6 @@
 // Reading and writing the ResourceGroup in the cluster, and installing its CRD.
-// Writes are full updates of the cluster copy (as kpt does), retried on conflicts.
+// Writes are full updates of the cluster copy (as kpt does), guarded by the resourceVersion this
+// run read, so two runs of one package at once never drop each other's objects.
 
 import { setTimeout as sleep } from "node:timers/promises";
 import { ApiError, briefApiError } from "../cluster/api-error.js";
@@ -10,6 +11,7 @@ import type { InventoryInfo, KubeObject } from "../object/types.js";
 import { computeStatus } from "../status/compute-status.js";
 import { RESOURCE_GROUP_CRD, RESOURCE_GROUP_CRD_NAME } from "./resourcegroup-crd.js";
 import { INVENTORY_ID_LABEL, RESOURCE_GROUP_API_VERSION, RESOURCE_GROUP_KIND } from "./keys.js";
+import { mergeConcurrent, sameRefs } from "./next-inventory.js";
 import { buildResourceGroup, buildResourceGroupStatus, inventoryIdOf, inventoryRef, refsOfResourceGroup, type ResourceStatusEntry } from "./resource-group.js";
 
 const CRD_REF: ObjRef = { group: "apiextensions.k8s.io", kind: "CustomResourceDefinition", namespace: "", name: RESOURCE_GROUP_CRD_NAME };
@@ -75,38 +77,104 @@ export async function readClusterInventory(cluster: Cluster, info: InventoryInfo
   return { object: rg, refs: refsOfResourceGroup(rg) };
 }
 
-/** Writes the inventory (create or full update), retrying on conflicts; returns the stored object. */
-export async function writeClusterInventory(
-  cluster: Cluster,
-  info: InventoryInfo,
-  refs: ObjRef[],
-  opts: { statuses?: ResourceStatusEntry[]; signal?: AbortSignal } = {},
-): Promise<KubeObject> {
-  for (let attempt = 1; ; attempt++) {
-    const current = await cluster.get(inventoryRef(info), opts.signal);
-    const desired = buildResourceGroup(info, refs, current);
+export interface WriteInventoryOptions {
+  /** Written to the status subresource after the list (`--status-policy all`). */
+  statuses?: ResourceStatusEntry[];
+  signal?: AbortSignal;
+  /**
+   * The cluster copy this run last read or wrote (`null`: there was none). The write then
+   * succeeds only if nobody changed the inventory since: its resourceVersion is the precondition.
+   * Without it, the freshest copy is read and overwritten.
+   */
+  basedOn?: KubeObject | null;
+  /**
+   * When someone else changed the inventory since `basedOn` (another apply or destroy of the
+   * package at the same time): "fail" stops with a ClusterError (use it before any object was
+   * touched); "merge" stores the union of their list and ours, so neither run's objects drop out.
+   */
+  onConflict?: "fail" | "merge";
+}
+
+/**
+ * Writes the inventory (create or full update); returns the stored object. A conflict whose
+ * stored list already is ours (a write of ours whose answer was lost, then repeated) counts as done.
+ */
+export async function writeClusterInventory(cluster: Cluster, info: InventoryInfo, refs: ObjRef[], opts: WriteInventoryOptions = {}): Promise<KubeObject> {
+  const guarded = opts.basedOn !== undefined;
+  let base = opts.basedOn ?? undefined;
+  let want = refs;
+  let stored: KubeObject | undefined;
+  for (let attempt = 1; !stored; attempt++) {
+    const current = guarded ? base : await cluster.get(inventoryRef(info), opts.signal);
+    const desired = buildResourceGroup(info, want, current);
     try {
-      let stored = current ? await cluster.update(desired, { signal: opts.signal }) : await cluster.create(desired, { signal: opts.signal });
-      if (opts.statuses) stored = await cluster.updateStatus(buildResourceGroupStatus(stored, opts.statuses), { signal: opts.signal });
-      return stored;
+      stored = current ? await cluster.update(desired, { signal: opts.signal }) : await cluster.create(desired, { signal: opts.signal });
     } catch (err) {
       if (err instanceof ApiError && err.status === 404 && /namespaces? ".*" not found/.test(err.message)) {
         throw new ClusterError(`cannot store the inventory in namespace "${info.namespace}": it does not exist`, {
           detail: "Create the namespace, or add a Namespace object for it to the package.",
         });
       }
-      if (err instanceof ApiError && (err.status === 409 || err.status === 404) && attempt < 5) continue;
-      if (err instanceof ApiError) throw new ClusterError(`cannot write the inventory ResourceGroup ${info.namespace}/${info.name}: ${briefApiError(err)}`, { cause: err });
-      throw err;
+      if (!(err instanceof ApiError && (err.status === 409 || err.status === 404) && attempt < 8)) throw inventoryWriteError(info, err);
+      if (!guarded) continue;
+      const now = await readClusterInventory(cluster, info, opts.signal);
+      if (now.object && sameRefs(now.refs, want)) {
+        stored = now.object;
+        break;
+      }
+      if (opts.onConflict !== "merge") throw concurrentChangeError(info, "apply", "This apply stopped before changing anything.");
+      want = mergeConcurrent(now.refs, want);
+      base = now.object;
+    }
+  }
+  if (!opts.statuses) return stored;
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await cluster.updateStatus(buildResourceGroupStatus(stored, opts.statuses), { signal: opts.signal });
+    } catch (err) {
+      // The status is ours alone to write: on a conflict, write it onto the newest copy.
+      if (!(err instanceof ApiError && err.status === 409 && attempt < 8)) throw inventoryWriteError(info, err);
+      stored = (await cluster.get(inventoryRef(info), opts.signal)) ?? stored;
     }
   }
 }
 
-export async function deleteClusterInventory(cluster: Cluster, info: InventoryInfo, signal?: AbortSignal): Promise<void> {
-  try {
-    await cluster.delete(inventoryRef(info), { signal });
-  } catch (err) {
-    if (err instanceof ApiError) throw new ClusterError(`cannot delete the inventory ResourceGroup ${info.namespace}/${info.name}: ${briefApiError(err)}`, { cause: err });
-    throw err;
+function inventoryWriteError(info: InventoryInfo, err: unknown): unknown {
+  if (err instanceof ApiError) return new ClusterError(`cannot write the inventory ResourceGroup ${info.namespace}/${info.name}: ${briefApiError(err)}`, { cause: err });
+  return err;
+}
+
+export function concurrentChangeError(info: InventoryInfo, command: "apply" | "destroy", done: string): ClusterError {
+  return new ClusterError(
+    `the inventory ResourceGroup ${info.namespace}/${info.name} changed while this ${command} ran: another apply or destroy of this package is running at the same time`,
+    { detail: `${done} Run ${command} again once the other run has finished.` },
+  );
+}
+
+/** True when nobody wrote the inventory since `stored` (one read). */
+export async function inventoryUnchangedSince(cluster: Cluster, info: InventoryInfo, stored: KubeObject | undefined, signal?: AbortSignal): Promise<boolean> {
+  const now = await cluster.get(inventoryRef(info), signal);
+  return now?.metadata.resourceVersion === stored?.metadata.resourceVersion;
+}
+
+/**
+ * Deletes the inventory once it lists nothing that may still exist. With `basedOn`, only if nobody
+ * changed it since; when someone did (an apply of the package meanwhile added objects), it is
+ * kept, listing what they added, and a ClusterError says so.
+ */
+export async function deleteClusterInventory(cluster: Cluster, info: InventoryInfo, opts: { basedOn?: KubeObject; signal?: AbortSignal } = {}): Promise<void> {
+  let base = opts.basedOn;
+  for (let attempt = 1; ; attempt++) {
+    try {
+      await cluster.delete(inventoryRef(info), { signal: opts.signal, resourceVersion: base?.metadata.resourceVersion });
+      return;
+    } catch (err) {
+      if (!(err instanceof ApiError)) throw err;
+      if (err.status !== 409 || !base || attempt >= 8) throw new ClusterError(`cannot delete the inventory ResourceGroup ${info.namespace}/${info.name}: ${briefApiError(err)}`, { cause: err });
+      const now = await readClusterInventory(cluster, info, opts.signal);
+      if (!now.object) return;
+      if (now.refs.length > 0) throw concurrentChangeError(info, "destroy", "The inventory is kept: it lists the objects the other run added.");
+      base = now.object;
+    }
   }
 }

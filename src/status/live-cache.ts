@@ -175,6 +175,14 @@ export class LiveCache {
 
   /** LIST then WATCH from the list's resourceVersion, forever; relist when the watch expires. */
   private async stream(c: Collection, name: string, primed: () => void): Promise<void> {
+    try {
+      await this.listAndWatch(c, name, primed);
+    } finally {
+      primed(); // closed or cancelled before the first read: `follow` must not wait forever
+    }
+  }
+
+  private async listAndWatch(c: Collection, name: string, primed: () => void): Promise<void> {
     const signal = this.abort.signal;
     const fieldSelector = name ? `metadata.name=${name}` : undefined;
     const ns = c.namespace || undefined;
