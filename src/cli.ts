@@ -4,7 +4,7 @@
 
 import { readFileSync } from "node:fs";
 import { Argument, Command, CommanderError, Option } from "commander";
-import { EXIT, exitCodeFor, UsageError, type ExitCode } from "./errors.js";
+import { CancelledError, EXIT, exitCodeFor, UsageError, type ExitCode } from "./errors.js";
 import { formatError } from "./print/error-report.js";
 import { flushOutput } from "./print/flush-output.js";
 import type { GlobalFlags } from "./commands/flags.js";
@@ -72,13 +72,25 @@ function flagOff(name: string): Option {
 
 let verbose = false;
 
+/** The signal that cancelled the run, if one did. */
+let stoppedBy: "SIGINT" | "SIGTERM" | undefined;
+
+/** The exit code of an error; cancellation says which signal caused it (130 SIGINT, 143 SIGTERM). */
+function codeFor(err: unknown): ExitCode {
+  // A request cut by the cancellation surfaces as the platform's AbortError.
+  const aborted = stoppedBy !== undefined && (err as Error | undefined)?.name === "AbortError";
+  const code = aborted ? EXIT.cancelled : exitCodeFor(err);
+  return code === EXIT.cancelled && stoppedBy === "SIGTERM" ? EXIT.terminated : code;
+}
+
 async function run(body: () => Promise<void>): Promise<void> {
   let code: ExitCode = EXIT.ok;
   try {
     await body();
   } catch (err) {
-    code = exitCodeFor(err);
-    report(err);
+    code = codeFor(err);
+    if ((err as Error | undefined)?.name === "AbortError" && stoppedBy) report(new CancelledError());
+    else report(err);
   }
   await finish(code);
 }
@@ -92,7 +104,8 @@ async function runDiff(body: () => Promise<0 | 1 | 2>): Promise<void> {
   try {
     code = await body();
   } catch (err) {
-    code = exitCodeFor(err) === EXIT.cancelled ? EXIT.cancelled : 2;
+    code = codeFor(err);
+    if (code !== EXIT.cancelled && code !== EXIT.terminated) code = 2;
     report(err);
   }
   await finish(code);
@@ -293,11 +306,18 @@ for (const stream of [process.stdout, process.stderr]) {
   });
 }
 
-process.on("SIGINT", () => {
-  if (abort.signal.aborted) process.exit(EXIT.cancelled); // second Ctrl-C: now
-  abort.abort(); // first, so a live progress view erases itself before the note below
-  process.stderr.write("\ninterrupted: finishing the objects in flight and saving the inventory (Ctrl-C again to quit now)\n");
-});
+// SIGINT (Ctrl-C) and SIGTERM (a CI job cancelled, a pod stopping) both stop the run cleanly: no
+// new work starts, requests in flight finish, the inventory is saved; a second one quits at once.
+for (const sig of ["SIGINT", "SIGTERM"] as const) {
+  process.on(sig, () => {
+    const code = sig === "SIGTERM" ? EXIT.terminated : EXIT.cancelled;
+    if (abort.signal.aborted) process.exit(code); // the second signal: now
+    stoppedBy = sig;
+    abort.abort(); // first, so a live progress view erases itself before the note below
+    const again = sig === "SIGINT" ? "Ctrl-C" : "SIGTERM";
+    process.stderr.write(`\n${sig === "SIGINT" ? "interrupted" : "terminated"}: finishing the objects in flight and saving the inventory (${again} again to quit now)\n`);
+  });
+}
 
 try {
   await program.parseAsync(normalizeVerbosity(normalizeBooleans(process.argv)));
@@ -307,5 +327,5 @@ try {
     await finish(err.exitCode === 0 ? EXIT.ok : EXIT.badInput);
   }
   report(err);
-  await finish(exitCodeFor(err));
+  await finish(codeFor(err));
 }

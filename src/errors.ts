@@ -3,7 +3,7 @@
 
 import type { SourcePos } from "./object/types.js";
 
-export type ExitCode = 0 | 1 | 2 | 3 | 130;
+export type ExitCode = 0 | 1 | 2 | 3 | 130 | 143;
 
 export const EXIT = {
   ok: 0,
@@ -13,8 +13,10 @@ export const EXIT = {
   badInput: 2,
   /** The run finished but an object failed to apply/prune/delete, or failed/timed out reconciling (kpt's 3). */
   result: 3,
-  /** Interrupted with Ctrl-C. */
+  /** Interrupted with Ctrl-C (SIGINT). */
   cancelled: 130,
+  /** Stopped with SIGTERM (128 + 15, as a shell reports it). */
+  terminated: 143,
 } as const satisfies Record<string, ExitCode>;
 
 export abstract class KptTsError extends Error {
