@@ -123,6 +123,26 @@ function startProcess(state: ClusterState, name: string, bin: string, args: stri
   return { name, pid: child.pid };
 }
 
+function apiserverArgs(state: ClusterState): string[] {
+  const p = (f: string) => join(state.dir, "pki", f);
+  return [
+    `--etcd-servers=http://127.0.0.1:${state.ports.etcdClient}`,
+    "--bind-address=127.0.0.1",
+    "--advertise-address=127.0.0.1",
+    `--secure-port=${state.ports.apiserver}`,
+    `--tls-cert-file=${p("apiserver.crt")}`,
+    `--tls-private-key-file=${p("apiserver.key")}`,
+    `--client-ca-file=${p("ca.crt")}`,
+    "--authorization-mode=Node,RBAC",
+    "--service-account-issuer=https://kubernetes.default.svc.cluster.local",
+    `--service-account-key-file=${p("sa.pub")}`,
+    `--service-account-signing-key-file=${p("sa.key")}`,
+    "--service-cluster-ip-range=10.96.0.0/16",
+    "--allow-privileged=true",
+    "--profiling=false",
+  ];
+}
+
 function kubeconfigYaml(server: string, pki: { ca: string; cert: string; key: string }): string {
   const b64 = (s: string) => Buffer.from(s).toString("base64");
   return [
@@ -202,24 +222,7 @@ async function launch(dir: string, bins: Binaries, log: Log): Promise<ClusterSta
   log(`etcd on ${etcdUrl}`);
 
   const p = (f: string) => join(dir, "pki", f);
-  await record(
-    startProcess(state, "kube-apiserver", bins.kubeApiserver, [
-      `--etcd-servers=${etcdUrl}`,
-      "--bind-address=127.0.0.1",
-      "--advertise-address=127.0.0.1",
-      `--secure-port=${ports.apiserver}`,
-      `--tls-cert-file=${p("apiserver.crt")}`,
-      `--tls-private-key-file=${p("apiserver.key")}`,
-      `--client-ca-file=${p("ca.crt")}`,
-      "--authorization-mode=Node,RBAC",
-      "--service-account-issuer=https://kubernetes.default.svc.cluster.local",
-      `--service-account-key-file=${p("sa.pub")}`,
-      `--service-account-signing-key-file=${p("sa.key")}`,
-      "--service-cluster-ip-range=10.96.0.0/16",
-      "--allow-privileged=true",
-      "--profiling=false",
-    ]),
-  );
+  await record(startProcess(state, "kube-apiserver", bins.kubeApiserver, apiserverArgs(state)));
   const kubeconfigFile = state.kubeconfig;
   await waitFor("kube-apiserver /readyz", async () => (await httpsGet(state, "/readyz")).status === 200, 90_000, state);
   log(`kube-apiserver on ${server}`);
@@ -306,6 +309,39 @@ export async function up(opts: { dir?: string; log?: Log } = {}): Promise<UpResu
     await down({ dir, keepLogs: true });
     throw err;
   }
+}
+
+const APISERVER = "kube-apiserver";
+
+/**
+ * Stops only the kube-apiserver of the cluster in `dir` (etcd and its data stay), as a crash
+ * (SIGKILL) or a shutdown (SIGTERM) would; for tests of an API server that goes away mid-run.
+ */
+export async function stopApiserver(opts: { dir: string; signal?: "SIGTERM" | "SIGKILL" }): Promise<void> {
+  const state = await readState(opts.dir);
+  const proc = state?.procs.find((p) => p.name === APISERVER);
+  if (!state || !proc) throw new Error(`no kube-apiserver recorded in ${opts.dir}`);
+  try {
+    process.kill(-proc.pid, opts.signal ?? "SIGKILL");
+  } catch {
+    /* already gone */
+  }
+  if (!(await waitGone(proc.pid, 15_000))) {
+    process.kill(-proc.pid, "SIGKILL");
+    await waitGone(proc.pid, 5_000);
+  }
+}
+
+/** Starts the kube-apiserver stopped by stopApiserver again, same port and flags; resolves once it is ready. */
+export async function startApiserver(opts: { dir: string; log?: Log }): Promise<void> {
+  const state = await readState(opts.dir);
+  const index = state?.procs.findIndex((p) => p.name === APISERVER) ?? -1;
+  if (!state || index < 0) throw new Error(`no kube-apiserver recorded in ${opts.dir}`);
+  if (alive(state.procs[index]!.pid)) throw new Error(`the kube-apiserver of ${opts.dir} still runs (pid ${state.procs[index]!.pid})`);
+  const bins = await ensureBinaries(opts.log);
+  state.procs[index] = startProcess(state, APISERVER, bins.kubeApiserver, apiserverArgs(state));
+  await writeFile(statePath(opts.dir), JSON.stringify(state, null, 2));
+  await waitFor("kube-apiserver /readyz", async () => (await httpsGet(state, "/readyz")).status === 200, 90_000, state);
 }
 
 async function waitGone(pid: number, ms: number): Promise<boolean> {
