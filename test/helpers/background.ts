@@ -1,6 +1,7 @@
 // A CLI run that goes on while the test acts on the cluster (plays a controller, holds a
 // finalizer, runs a destroy elsewhere) and watches what the run has printed so far.
 import { spawn } from "node:child_process";
+import { constants } from "node:os";
 import { CLI, kubeconfig, REPO, type RunResult } from "./run.js";
 
 export interface BackgroundRun {
@@ -16,17 +17,26 @@ export interface BackgroundRun {
   kill(): void;
   /** Ctrl-C: SIGINT, as a terminal sends it. */
   interrupt(): void;
+  /** Sends a signal (SIGINT, SIGTERM) to the process. */
+  signal(sig: NodeJS.Signals): void;
 }
 
-export function startKptTs(args: string[], opts: { cwd?: string; killAfterMs?: number } = {}): BackgroundRun {
+export interface BackgroundOptions {
+  cwd?: string;
+  killAfterMs?: number;
+  /** Extra environment (e.g. KUBECONFIG of another cluster or of a fault proxy). */
+  env?: Record<string, string>;
+}
+
+export function startKptTs(args: string[], opts: BackgroundOptions = {}): BackgroundRun {
   return startBackground(process.execPath, [CLI, ...args], opts);
 }
 
-export function startBackground(cmd: string, args: string[], opts: { cwd?: string; killAfterMs?: number } = {}): BackgroundRun {
+export function startBackground(cmd: string, args: string[], opts: BackgroundOptions = {}): BackgroundRun {
   const started = Date.now();
   const child = spawn(cmd, args, {
     cwd: opts.cwd ?? REPO,
-    env: { ...process.env, KUBECONFIG: kubeconfig(), NO_COLOR: "1" },
+    env: { ...process.env, KUBECONFIG: kubeconfig(), NO_COLOR: "1", ...opts.env },
     stdio: ["ignore", "pipe", "pipe"],
   });
   let stdout = "";
@@ -43,7 +53,8 @@ export function startBackground(cmd: string, args: string[], opts: { cwd?: strin
       clearTimeout(timer);
       running = false;
       notify();
-      resolve({ code: code ?? (signal ? 128 : 1), stdout, stderr, elapsedMs: Date.now() - started });
+      // Killed by a signal: reported as a shell does, 128 + the signal's number (SIGTERM: 143).
+      resolve({ code: code ?? (signal ? 128 + (constants.signals[signal] ?? 0) : 1), stdout, stderr, elapsedMs: Date.now() - started });
     });
   });
 
@@ -60,6 +71,7 @@ export function startBackground(cmd: string, args: string[], opts: { cwd?: strin
     done,
     kill: () => child.kill("SIGKILL"),
     interrupt: () => child.kill("SIGINT"),
+    signal: (sig) => void child.kill(sig),
     waitForOutput(pattern, o = {}) {
       const read = () => (o.stream === "stderr" ? stderr : stdout);
       return new Promise((resolve, reject) => {

@@ -1,5 +1,6 @@
 // Runs the built CLI, the real peers and kubectl against the test cluster.
 import { spawn, spawnSync } from "node:child_process";
+import { constants } from "node:os";
 import { resolve } from "node:path";
 import { inject } from "vitest";
 
@@ -31,7 +32,8 @@ export function run(cmd: string, args: string[], opts: { cwd?: string; input?: s
     child.on("error", reject);
     child.on("close", (code, signal) => {
       clearTimeout(timer);
-      resolveRun({ code: code ?? (signal ? 128 : 1), stdout, stderr });
+      // Killed by a signal: reported as a shell does, 128 + the signal's number (SIGTERM: 143).
+      resolveRun({ code: code ?? (signal ? 128 + (constants.signals[signal] ?? 0) : 1), stdout, stderr });
     });
     child.stdin.end(opts.input ?? "");
   });
