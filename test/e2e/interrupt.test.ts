@@ -206,7 +206,8 @@ describe("interrupting apply and destroy at random points", () => {
       await new Promise((r) => setTimeout(r, delay));
       if (run.running) run.signal(sig);
       const r = await run.done;
-      log.push(`${what}: exit ${r.code} after ${r.elapsedMs}ms`);
+      const last = r.stdout.trim().split("\n").at(-1) || "(nothing printed)";
+      log.push(`${what}: exit ${r.code} after ${r.elapsedMs}ms; last line: ${last}`);
       const finished = /^\d+ resource\(s\) (applied\.|deleted,)/m.test(r.stdout) && /^\d+ resource\(s\) reconciled/m.test(r.stdout);
       if (r.code === 0) {
         expect(finished, `${what}\n${printed(r)}`).toBe(true);
