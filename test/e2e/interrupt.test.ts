@@ -189,8 +189,8 @@ describe("interrupting apply and destroy at random points", () => {
     const first = await kptTs(["live", "apply", pkgs.A]);
     expect(first.code, printed(first)).toBe(0);
     let state: "A" | "B" = "A";
-    // How long each kind of run takes when left alone bounds the random moment of its signal;
-    // learnt from the runs that finished before their signal.
+    // How long each kind of run lasts in all, and after its first line, when left alone, bounds
+    // the random moment of its signal; learnt from the runs that finished before their signal.
     const duration = new Map<string, number>();
 
     for (let i = 0; i < RUNS; i++) {
@@ -199,10 +199,17 @@ describe("interrupting apply and destroy at random points", () => {
       const sig = Math.random() < 0.5 ? "SIGINT" : "SIGTERM";
       const args = op === "destroy" ? ["live", "destroy", pkgs.A] : ["live", "apply", op === "apply A" ? pkgs.A : pkgs.B];
       const kind = `${op} from ${state}`;
-      const delay = Math.floor(Math.random() * (duration.get(kind) ?? 2500));
-      const what = `run ${i + 1}: ${kind} interrupted by ${sig} after ${delay}ms`;
+      // A third of the signals come at any moment from the start (reading, discovery, before the
+      // first write); the others while the run is writing and waiting, after its first line.
+      const fromStart = Math.random() < 0.33;
+      const delay = Math.floor(Math.random() * (duration.get(`${kind} ${fromStart}`) ?? (fromStart ? 1500 : 800)));
+      const what = `run ${i + 1}: ${kind} interrupted by ${sig} ${delay}ms after ${fromStart ? "the start" : "its first line"}`;
 
       const run = startKptTs(args);
+      const t0 = Date.now();
+      const firstLine = fromStart ? Promise.resolve() : run.waitForOutput(/\n/).then(() => undefined, () => undefined);
+      await firstLine;
+      const tFirst = Date.now() - t0;
       await new Promise((r) => setTimeout(r, delay));
       if (run.running) run.signal(sig);
       const r = await run.done;
@@ -212,7 +219,7 @@ describe("interrupting apply and destroy at random points", () => {
       if (r.code === 0) {
         expect(finished, `${what}\n${printed(r)}`).toBe(true);
         note("finished before the signal");
-        duration.set(kind, r.elapsedMs);
+        duration.set(`${kind} ${fromStart}`, Math.max(50, r.elapsedMs - tFirst));
       } else {
         // A signal that comes before the CLI has set up its handler ends it as a shell would count it, with nothing done.
         expect(r.code, `${what}\n${printed(r)}`).toBe(sig === "SIGINT" ? 130 : 143);
