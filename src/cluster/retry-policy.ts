@@ -11,14 +11,20 @@
 // (`add` to a list) and creates with generateName are not repeated.
 
 export type Outcome =
-  /** The request failed before an HTTP answer: ECONNRESET, ECONNREFUSED, ETIMEDOUT... */
-  | { kind: "network"; code: string }
+  /**
+   * The request failed before an HTTP answer: ECONNRESET, ECONNREFUSED, ETIMEDOUT... `reachedBefore`:
+   * whether the server answered any request of this run (a server never reached is more likely a
+   * wrong address than a restart, so it gets fewer tries).
+   */
+  | { kind: "network"; code: string; reachedBefore?: boolean }
   /** An HTTP error answer. */
   | { kind: "http"; status: number; retryAfterSeconds?: number };
 
 export interface RetryLimits {
   /** Tries in all for failures (network errors, 5xx), the first included. */
   attempts: number;
+  /** Tries in all for network errors while the server has not answered once in this run. */
+  unreachedAttempts: number;
   /** Tries in all while the server throttles (429): waiting is the right answer, not failing. */
   throttledAttempts: number;
   baseDelayMs: number;
@@ -28,10 +34,10 @@ export interface RetryLimits {
 }
 
 /** About 22 seconds of backoff in all before a failure is reported: long enough to ride out an API server restart. */
-export const RETRY_LIMITS: RetryLimits = { attempts: 10, throttledAttempts: 40, baseDelayMs: 200, maxDelayMs: 4000, maxRetryAfterSeconds: 30 };
+export const RETRY_LIMITS: RetryLimits = { attempts: 10, unreachedAttempts: 3, throttledAttempts: 40, baseDelayMs: 200, maxDelayMs: 4000, maxRetryAfterSeconds: 30 };
 
 /** Network errors that say nothing reached the server: repeating is always safe. */
-const NOT_SENT = new Set(["ECONNREFUSED", "EAI_AGAIN", "ENOTFOUND"]);
+const NOT_SENT = new Set(["ECONNREFUSED", "EAI_AGAIN"]);
 /** Network errors after which the request may or may not have been processed. */
 const MAYBE_SENT = new Set(["ECONNRESET", "EPIPE", "ETIMEDOUT", "ECONNABORTED", "EHOSTUNREACH", "ENETUNREACH", "ERR_STREAM_PREMATURE_CLOSE", "UND_ERR_SOCKET"]);
 const SERVER_TROUBLE = new Set([500, 502, 503, 504]);
@@ -59,7 +65,7 @@ export function retryDelayMs(outcome: Outcome, attempt: number, idempotent: bool
   const jitter = 0.75 + random() / 2;
   const backoff = Math.round(Math.min(limits.maxDelayMs, limits.baseDelayMs * 2 ** (attempt - 1)) * jitter);
   if (outcome.kind === "network") {
-    if (attempt >= limits.attempts) return undefined;
+    if (attempt >= (outcome.reachedBefore === false ? limits.unreachedAttempts : limits.attempts)) return undefined;
     if (NOT_SENT.has(outcome.code)) return backoff;
     if (MAYBE_SENT.has(outcome.code) && idempotent) return backoff;
     return undefined;

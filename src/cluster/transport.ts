@@ -32,6 +32,8 @@ export class Transport {
   readonly stats: TransportStats = { requests: 0, retries: 0, throttled: 0 };
   private readonly agent: Agent | HttpAgent;
   private readonly url: URL;
+  /** Whether the server has answered once: until then, a refused connection is soon reported. */
+  private reached = false;
   private auth?: Promise<{ headers: Record<string, string>; cert?: Buffer; key?: Buffer }>;
 
   constructor(
@@ -123,7 +125,7 @@ export class Transport {
         if (opts.signal?.aborted) throw err;
         if (err instanceof ClusterError) throw err; // a credential plugin's failure, already worded
         const code = (err as NodeJS.ErrnoException).code ?? "";
-        const delay = retryDelayMs({ kind: "network", code }, attempt, idempotent);
+        const delay = retryDelayMs({ kind: "network", code, reachedBefore: this.reached }, attempt, idempotent);
         if (delay !== undefined) {
           this.stats.retries++;
           await this.pause(delay, opts.signal);
@@ -131,6 +133,7 @@ export class Transport {
         }
         throw connectionError(err as Error, this.conn.server, attempt);
       }
+      this.reached = true;
       const status = res.statusCode ?? 0;
       if (status >= 200 && status < 300) return (text ? JSON.parse(text) : undefined) as T;
       const retryAfter = res.headers["retry-after"];
