@@ -190,8 +190,25 @@ describe("interrupting apply and destroy at random points", () => {
     expect(first.code, printed(first)).toBe(0);
     let state: "A" | "B" = "A";
     // How long each kind of run lasts in all, and after its first line, when left alone, bounds
-    // the random moment of its signal; learnt from the runs that finished before their signal.
+    // the random moment of its signal: measured once here, then learnt from the runs that
+    // finished before their signal.
     const duration = new Map<string, number>();
+    for (const [kind, args, then] of [
+      ["apply B from A", ["live", "apply", pkgs.B], undefined],
+      ["apply A from B", ["live", "apply", pkgs.A], undefined],
+      ["destroy from A", ["live", "destroy", pkgs.A], ["live", "apply", pkgs.A]],
+    ] as const) {
+      const run = startKptTs([...args]);
+      const t0 = Date.now();
+      const tFirst = await run.waitForOutput(/\n/).then(() => Date.now() - t0, () => 0);
+      const r = await run.done;
+      expect(r.code, `${kind}\n${printed(r)}`).toBe(0);
+      duration.set(`${kind} true`, r.elapsedMs);
+      duration.set(`${kind} false`, Math.max(50, r.elapsedMs - tFirst));
+      duration.set(`${kind.replace(/from A/, "from B")} true`, r.elapsedMs); // destroy from B: about the same
+      duration.set(`${kind.replace(/from A/, "from B")} false`, Math.max(50, r.elapsedMs - tFirst));
+      if (then) expect((await kptTs([...then])).code).toBe(0);
+    }
 
     for (let i = 0; i < RUNS; i++) {
       // Always a run that changes something: the other version (creates, updates and prunes) or a destroy.
