@@ -7,7 +7,7 @@ import { CancelledError, PackageError } from "../errors.js";
 import type { EngineEvent } from "../events.js";
 import { deleteClusterInventory, readClusterInventory, resourceGroupCrdInstalled, writeClusterInventory } from "../inventory/cluster-inventory.js";
 import { nextInventory } from "../inventory/next-inventory.js";
-import { formatRefNs, refKey, type ObjRef } from "../object/ref.js";
+import { formatRefNs, refKey, RefSet, type ObjRef } from "../object/ref.js";
 import type { Package } from "../object/types.js";
 import { LiveCache } from "../status/live-cache.js";
 import { runDeleteWaves } from "./delete-waves.js";
@@ -98,7 +98,11 @@ async function executeDestroy(pkg: Package, cluster: Cluster, o: ResolvedOptions
       if (blocking.length === 0) await deleteClusterInventory(cluster, inventory, { basedOn: clusterInv.object });
       else {
         const left = nextInventory({ previous: clusterInv.refs, applied: [], notApplied: [], notDeleted, abandoned });
-        await writeClusterInventory(cluster, inventory, left, { basedOn: clusterInv.object, onConflict: "merge" });
+        // Nothing was deleted (a user who may not delete, say): the stored list is already right,
+        // and a write it may not make either must not hide the real failures behind its own.
+        if (!new RefSet(left).equals(clusterInv.refs)) {
+          await writeClusterInventory(cluster, inventory, left, { basedOn: clusterInv.object, onConflict: "merge" });
+        }
       }
     }
     emit({ type: "group", action: "Inventory", status: "Finished" });

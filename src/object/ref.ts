@@ -93,6 +93,11 @@ export class RefSet implements Iterable<ObjRef> {
   union(other: Iterable<ObjRef>): RefSet {
     return new RefSet([...this, ...other]);
   }
+  /** The same objects, in any order. */
+  equals(other: Iterable<ObjRef>): boolean {
+    const o = other instanceof RefSet ? other : new RefSet(other);
+    return o.size === this.size && this.toArray().every((r) => o.has(r));
+  }
   minus(other: RefSet): RefSet {
     return new RefSet(this.toArray().filter((r) => !other.has(r)));
   }
