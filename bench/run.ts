@@ -25,6 +25,8 @@ const USAGE = `usage: npm run bench -- [options]
   --reps N                repetitions per measurement (default 3)
   --sizes A,B,...         package sizes (default 100,500,2000)
   --tools a,b,...         kpt-ts,kpt-ts-ssa,kpt,kubectl,kapp,bare (default: all that are available)
+  --max-size t=N,...      run tool t only up to N objects (e.g. kubectl=500: its 2,000-object
+                          cycle takes ~24 minutes per repetition here)
   --concurrency N         kpt-ts's --concurrency and the bare loop's (default 16)
   --reconcile-timeout D   for kpt and kpt-ts applies, and kubectl wait (default 10m)
   --memory-objects N      package size for kpt-ts's peak memory; 0 skips it (default 5000)
@@ -38,6 +40,7 @@ function options() {
       reps: { type: "string" },
       sizes: { type: "string" },
       tools: { type: "string" },
+      "max-size": { type: "string" },
       concurrency: { type: "string", default: "16" },
       "reconcile-timeout": { type: "string", default: "10m" },
       "memory-objects": { type: "string", default: "5000" },
@@ -56,6 +59,11 @@ function options() {
     reps: Number(values.reps ?? (q ? 1 : 3)),
     sizes: (values.sizes ?? (q ? "100,500" : "100,500,2000")).split(",").map(Number),
     tools: values.tools?.split(",") as ToolId[] | undefined,
+    maxSize: Object.fromEntries((values["max-size"] ?? "").split(",").filter(Boolean).map((kv) => {
+      const [tool, n] = kv.split("=");
+      if (!tool || !Number(n)) throw new Error(`--max-size: expected tool=N, got "${kv}"`);
+      return [tool, Number(n)];
+    })) as Partial<Record<ToolId, number>>,
     concurrency: Number(values.concurrency),
     reconcileTimeout: values["reconcile-timeout"],
     memoryObjects: Number(values["memory-objects"]),
@@ -166,11 +174,12 @@ async function main(): Promise<void> {
     kapp: kapp?.ok ? kapp.version : (kapp?.reason ?? "not selected"),
     cluster: `${cluster.server} (${cluster.reused ? "reused" : "started"})`,
   };
-  log(`tools: ${tools.map((t) => t.label).join(", ")}; sizes ${opts.sizes.join(", ")}; ${opts.reps} repetition(s)`);
+  log(`tools: ${tools.map((t) => t.label).join(", ")}; sizes ${opts.sizes.join(", ")}; ${opts.reps} repetition(s)${Object.entries(opts.maxSize).map(([t, n]) => `; ${t} up to ${n} objects`).join("")}`);
 
   const work = await mkdtemp(join(tmpdir(), "kpt-ts-bench-"));
   await mkdir(join(work, "logs"));
-  const measurements: Measurement[] = opts.sizes.flatMap((size) => PHASES.flatMap((phase) => tools.map((t) => ({ size, phase, tool: t.id, samples: [], failures: [] }))));
+  const toolsAt = (size: number) => tools.filter((t) => size <= (opts.maxSize[t.id] ?? Infinity));
+  const measurements: Measurement[] = opts.sizes.flatMap((size) => PHASES.flatMap((phase) => toolsAt(size).map((t) => ({ size, phase, tool: t.id, samples: [], failures: [] }))));
   const packages: Record<number, ReturnType<typeof generatePackage>["counts"]> = {};
   let memory: MemoryResult[] = [];
   let help: Report["help"];
@@ -196,11 +205,12 @@ async function main(): Promise<void> {
 
   for (const size of opts.sizes) {
     const pkgs = new Map<ToolId, PackageDirs>();
-    for (const tool of tools) pkgs.set(tool.id, await preparePackage(env, work, tool, size, `bench-${tool.id}-${size}`));
+    const sized = toolsAt(size);
+    for (const tool of sized) pkgs.set(tool.id, await preparePackage(env, work, tool, size, `bench-${tool.id}-${size}`));
     packages[size] = generatePackage(size, "x").counts;
     for (let rep = 0; rep < opts.reps; rep++) {
       // Rotate the order so that no tool always runs right after the same other one.
-      const order = tools.map((_, i) => tools[(i + rep) % tools.length]!);
+      const order = sized.map((_, i) => sized[(i + rep) % sized.length]!);
       for (const tool of order) await cycle(env, work, tool, size, rep, pkgs.get(tool.id)!, measurements);
     }
     await save(false);

@@ -11,7 +11,7 @@ import type { KubeObject, SourcePos } from "../object/types.js";
 import type { LiveCache } from "../status/live-cache.js";
 import type { PatchSchema } from "./csa/patch-schema.js";
 import { deepEqualJson, type JsonValue } from "./csa/json-value.js";
-import { planClientSideApply } from "./csa/plan-csa.js";
+import { isCsaNoop, planClientSideApply } from "./csa/plan-csa.js";
 import { isSsaNoop } from "./ssa-noop.js";
 
 export interface ApplyObjectContext {
@@ -91,11 +91,13 @@ export async function applyObject(ctx: ApplyObjectContext, desired: KubeObject, 
       const operation: ApplyOperation = !live ? "created" : same ? "unchanged" : "configured";
       return { status: "Successful", operation, object: result };
     }
-    const schema = await ctx.schemaFor(desired);
+    // Decided without merge keys, so an unchanged object never waits for an OpenAPI document.
+    if (live && isCsaNoop(desired, live)) return { status: "Successful", operation: "unchanged", object: live };
     // A repeated create that found the object: our first try made it, and its answer was lost.
     let createdByLostTry = false;
     for (let attempt = 1; ; attempt++) {
-      const plan = planClientSideApply(desired, live, schema);
+      // A create needs no merge keys; a patch does.
+      const plan = planClientSideApply(desired, live, live ? await ctx.schemaFor(desired) : undefined);
       if (plan.op === "unchanged") return { status: "Successful", operation: createdByLostTry ? "created" : "unchanged", object: live };
       if (ctx.dryRun === "client") return { status: "Successful", operation: plan.op === "create" ? "created" : "configured", object: plan.op === "patch" ? plan.preview : plan.body };
       try {

@@ -98,10 +98,12 @@ export class KubeCluster implements Cluster {
     return `${this.collectionPath(m, m.namespaced ? namespace : undefined)}/${encodeURIComponent(name)}`;
   }
 
-  async get(ref: ObjRef, signal?: AbortSignal): Promise<KubeObject | undefined> {
+  async get(ref: ObjRef, signal?: AbortSignal, opts: { metadataOnly?: boolean } = {}): Promise<KubeObject | undefined> {
     const m = await this.mapping(ref.group, ref.kind);
+    // Metadata only: the server answers with a PartialObjectMetadata (plain JSON if it cannot).
+    const accept = opts.metadataOnly ? "application/json;as=PartialObjectMetadata;g=meta.k8s.io;v=v1,application/json" : undefined;
     try {
-      return await this.transport.request<KubeObject>("GET", this.objectPath(m, ref.namespace, ref.name), { signal, what: `get ${ref.kind} ${ref.name}` });
+      return await this.transport.request<KubeObject>("GET", this.objectPath(m, ref.namespace, ref.name), { signal, accept, what: `get ${ref.kind} ${ref.name}` });
     } catch (err) {
       if (err instanceof ApiError && err.notFound) return undefined;
       throw err;

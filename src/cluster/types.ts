@@ -57,7 +57,8 @@ export interface Cluster {
   /** Forget discovery (after CRDs were created) so later lookups see new kinds. */
   resetDiscovery(): void;
 
-  get(ref: ObjRef, signal?: AbortSignal): Promise<KubeObject | undefined>;
+  /** `metadataOnly`: just the metadata (a cheap read of resourceVersion, labels, annotations). */
+  get(ref: ObjRef, signal?: AbortSignal, opts?: { metadataOnly?: boolean }): Promise<KubeObject | undefined>;
   list(group: string, kind: string, namespace?: string, opts?: { fieldSelector?: string; labelSelector?: string; signal?: AbortSignal }): Promise<ListResult>;
   create(obj: KubeObject, opts?: WriteOptions): Promise<KubeObject>;
   patch(ref: ObjRef, patch: unknown, type: PatchType, opts?: WriteOptions): Promise<KubeObject>;

@@ -75,15 +75,10 @@ export async function* recordChanges(events: AsyncIterable<EngineEvent>, o: Reco
     // Never stored: the run stopped before its inventory was (nothing changed), or storing it
     // failed and was reported already.
     if (!final.name) return;
-    try {
-      await updateChange(o.cluster, final as ChangeRecord & { name: string });
-    } catch (err) {
-      return warn("write", err);
-    }
-    try {
-      await pruneChanges(o.cluster, final.inventory, o.keep);
-    } catch (err) {
-      warn("prune old records next to", err);
-    }
+    // At the same time: retention never deletes the newest record, which is this one.
+    await Promise.all([
+      updateChange(o.cluster, final as ChangeRecord & { name: string }).catch((err: unknown) => warn("write", err)),
+      pruneChanges(o.cluster, final.inventory, o.keep).catch((err: unknown) => warn("prune old records next to", err)),
+    ]);
   }
 }

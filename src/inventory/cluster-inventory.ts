@@ -153,7 +153,8 @@ export function concurrentChangeError(info: InventoryInfo, command: "apply" | "d
 
 /** True when nobody wrote the inventory since `stored` (one read). */
 export async function inventoryUnchangedSince(cluster: Cluster, info: InventoryInfo, stored: KubeObject | undefined, signal?: AbortSignal): Promise<boolean> {
-  const now = await cluster.get(inventoryRef(info), signal);
+  // Metadata only: the inventory's status lists every object, which this check does not need.
+  const now = await cluster.get(inventoryRef(info), signal, { metadataOnly: true });
   return now?.metadata.resourceVersion === stored?.metadata.resourceVersion;
 }
 

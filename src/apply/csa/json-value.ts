@@ -43,6 +43,20 @@ export function deepEqualJson(a: JsonValue, b: JsonValue): boolean {
   return false;
 }
 
+/**
+ * Every field of `part` is in `whole` with the same value; objects may carry more fields,
+ * lists must be equal. Undefined fields of `part` count as absent, as they are on the wire.
+ */
+export function containsJson(whole: JsonValue, part: JsonValue): boolean {
+  if (!isJsonObject(part) || !isJsonObject(whole)) return deepEqualJson(whole, part);
+  for (const key of Object.keys(part)) {
+    const v = part[key];
+    if (v === undefined) continue;
+    if (!hasKey(whole, key) || !containsJson(whole[key]!, v)) return false;
+  }
+  return true;
+}
+
 /** A deep copy as JSON sees the value: undefined fields are dropped, as they are on the wire. */
 export function cloneJson<T extends JsonValue>(v: T): T {
   return JSON.parse(JSON.stringify(v)) as T;

@@ -5,9 +5,9 @@
 
 import type { KubeObject } from "../../object/types.js";
 import { applyMergePatch, applyStrategicPatch } from "./apply-patch.js";
-import { lastAppliedOf, withLastApplied } from "./last-applied.js";
+import { LAST_APPLIED_ANNOTATION, lastAppliedOf, withLastApplied } from "./last-applied.js";
 import type { PatchSchema } from "./patch-schema.js";
-import { deepEqualJson, type JsonValue } from "./json-value.js";
+import { containsJson, deepEqualJson, type JsonValue } from "./json-value.js";
 import { createThreeWayMergePatch, createThreeWayStrategicPatch, isEmptyPatch } from "./three-way-patch.js";
 
 export type CsaPatchType = "strategic" | "merge";
@@ -21,6 +21,20 @@ export type CsaPlan =
   | { op: "create"; body: KubeObject }
   | { op: "unchanged" }
   | { op: "patch"; patchType: CsaPatchType; patch: object; preview: KubeObject };
+
+/**
+ * The live object already is what this apply would make it, decided without a schema: it was
+ * last applied from exactly this configuration (so nothing is to be removed) and carries every
+ * field of it with the same value, lists included (so nothing is to be added or changed). Both
+ * patches are then empty whatever the merge keys, so a no-op re-apply needs no OpenAPI document.
+ * False only means "compute the patch".
+ */
+export function isCsaNoop(desired: KubeObject, live: KubeObject): boolean {
+  const modified = withLastApplied(desired);
+  const annotation = modified.metadata.annotations?.[LAST_APPLIED_ANNOTATION];
+  if (live.metadata.annotations?.[LAST_APPLIED_ANNOTATION] !== annotation) return false;
+  return containsJson(live as unknown as JsonValue, modified as unknown as JsonValue);
+}
 
 /** Throws PatchError when the objects cannot be patched (e.g. a merge-list item without its key). */
 export function planClientSideApply(desired: KubeObject, live: KubeObject | undefined, schema: PatchSchema | undefined): CsaPlan {

@@ -1,0 +1,94 @@
+// The no-op check client-side apply makes before it asks for a schema: it may only say
+// "unchanged" where kubectl's three-way patch (computed with the real merge keys) is empty too,
+// and it must say so for the common re-apply, or a no-op run would fetch OpenAPI for nothing.
+
+import { readFileSync } from "node:fs";
+import fc from "fast-check";
+import { describe, expect, it } from "vitest";
+import { withLastApplied } from "../../src/apply/csa/last-applied.js";
+import { patchSchemaFor } from "../../src/apply/csa/patch-schema.js";
+import { isCsaNoop, planClientSideApply } from "../../src/apply/csa/plan-csa.js";
+import { containsJson } from "../../src/apply/csa/json-value.js";
+import type { KubeObject } from "../../src/object/types.js";
+
+const loadDoc = (file: string): unknown => JSON.parse(readFileSync(new URL(`./fixtures/openapi/${file}`, import.meta.url), "utf8"));
+const apps = patchSchemaFor(loadDoc("apis__apps__v1.json"), { group: "apps", version: "v1", kind: "Deployment" })!;
+const core = patchSchemaFor(loadDoc("api__v1.json"), { group: "", version: "v1", kind: "ConfigMap" })!;
+
+const configMap = (data: Record<string, string>, labels: Record<string, string> = {}): KubeObject =>
+  ({ apiVersion: "v1", kind: "ConfigMap", metadata: { name: "cm", namespace: "ns", labels }, data }) as KubeObject;
+
+const deployment = (image: string, ports: object[]): KubeObject =>
+  ({
+    apiVersion: "apps/v1",
+    kind: "Deployment",
+    metadata: { name: "web", namespace: "ns" },
+    spec: { replicas: 1, selector: { matchLabels: { app: "web" } }, template: { metadata: { labels: { app: "web" } }, spec: { containers: [{ name: "app", image, ports }] } } },
+  }) as KubeObject;
+
+/** What the server returns after storing `applied`: its fields plus server-set metadata and status. */
+function stored(applied: KubeObject, extra: Record<string, unknown> = {}): KubeObject {
+  const o = structuredClone(withLastApplied(applied)) as KubeObject & Record<string, unknown>;
+  Object.assign(o.metadata, { uid: "u-1", resourceVersion: "42", creationTimestamp: "2026-11-23T00:00:00Z", managedFields: [{ manager: "kubectl-client-side-apply" }] });
+  return { ...o, status: { observedGeneration: 1 }, ...extra } as KubeObject;
+}
+
+describe("isCsaNoop", () => {
+  it("says unchanged for a re-apply of what was applied, with server-set fields around it", () => {
+    const cm = configMap({ a: "1" }, { tier: "web" });
+    expect(isCsaNoop(cm, stored(cm))).toBe(true);
+    expect(planClientSideApply(cm, stored(cm), core).op).toBe("unchanged");
+  });
+
+  it("computes the patch when the live object drifted from the package", () => {
+    const cm = configMap({ a: "1" });
+    const live = stored(cm);
+    (live as any).data.a = "edited by hand";
+    expect(isCsaNoop(cm, live)).toBe(false);
+    expect(planClientSideApply(cm, live, core)).toMatchObject({ op: "patch", patch: { data: { a: "1" } } });
+  });
+
+  it("computes the patch when the package dropped a field it applied before", () => {
+    const before = configMap({ a: "1", gone: "x" });
+    const now = configMap({ a: "1" });
+    expect(isCsaNoop(now, stored(before))).toBe(false);
+    expect(planClientSideApply(now, stored(before), core)).toMatchObject({ op: "patch", patch: { data: { gone: null } } });
+  });
+
+  it("leaves lists the server filled in to the schema-aware planner", () => {
+    const d = deployment("pause:3.10", [{ containerPort: 8080 }]);
+    const live = stored(d);
+    (live as any).spec.template.spec.containers[0].ports[0].protocol = "TCP";
+    (live as any).spec.template.spec.containers[0].imagePullPolicy = "IfNotPresent";
+    expect(isCsaNoop(d, live)).toBe(false);
+    expect(planClientSideApply(d, live, apps).op).toBe("unchanged");
+  });
+
+  it("never says unchanged where kubectl's patch is not empty (random edits)", () => {
+    const data = fc.dictionary(fc.constantFrom("a", "b", "c"), fc.constantFrom("1", "2", ""), { maxKeys: 3 });
+    const port = fc.record({ containerPort: fc.constantFrom(80, 8080), protocol: fc.constantFrom("TCP", "UDP", undefined) }, { requiredKeys: ["containerPort"] });
+    const ports = fc.uniqueArray(port, { selector: (p) => p.containerPort, maxLength: 2 });
+    fc.assert(
+      fc.property(data, data, data, fc.constantFrom("pause:3.10", "pause:3.9"), fc.constantFrom("pause:3.10", "pause:3.9"), ports, ports, (before, now, drift, img1, img2, p1, p2) => {
+        const liveCm = stored(configMap(before));
+        Object.assign((liveCm as any).data ?? ((liveCm as any).data = {}), drift);
+        const cm = configMap(now);
+        if (isCsaNoop(cm, liveCm)) expect(planClientSideApply(cm, liveCm, core).op).toBe("unchanged");
+        const liveD = stored(deployment(img1, p1));
+        const d = deployment(img2, p2);
+        if (isCsaNoop(d, liveD)) expect(planClientSideApply(d, liveD, apps).op).toBe("unchanged");
+      }),
+      { numRuns: 500 },
+    );
+  });
+});
+
+describe("containsJson", () => {
+  it("allows extra object fields, not extra or different list items", () => {
+    expect(containsJson({ a: 1, b: { c: 2, d: 3 } }, { b: { c: 2 } })).toBe(true);
+    expect(containsJson({ a: [1, 2] }, { a: [1] })).toBe(false);
+    expect(containsJson({ a: [{ x: 1, y: 2 }] }, { a: [{ x: 1 }] })).toBe(false);
+    expect(containsJson({ a: "1" }, { a: 1 })).toBe(false);
+    expect(containsJson({}, { a: null })).toBe(false);
+  });
+});
