@@ -69,8 +69,8 @@ function checkTargets(rows: Row[], memory: MemoryResult[], help: Report["help"])
   const slower = peers.filter(([, v]) => ours !== undefined && v! <= ours);
   targets.push({
     target: `apply of ${mid}: faster than every other peer`,
-    holds: ours === undefined ? undefined : slower.length === 0,
-    detail: ours === undefined ? "not measured" : `kpt-ts ${fmtS(ours)}; ${peers.map(([p, v]) => `${p} ${fmtS(v!)}`).join(", ")}`,
+    holds: ours === undefined || peers.length === 0 ? undefined : slower.length === 0,
+    detail: ours === undefined || peers.length === 0 ? "not measured" : `kpt-ts ${fmtS(ours)}; ${peers.map(([p, v]) => `${p} ${fmtS(v!)}`).join(", ")}`,
   });
 
   for (const tool of ["kpt-ts", "kpt-ts-ssa"] as ToolId[]) {

@@ -33,7 +33,14 @@ function findItem(list: Json[], key: string): Json | undefined {
   }
   if (key.startsWith("i:")) return typeof parsed === "number" ? list[parsed] : undefined;
   if (key.startsWith("v:")) return list.find((item) => JSON.stringify(item) === JSON.stringify(parsed));
-  if (key.startsWith("k:") && isObj(parsed)) return list.find((item) => isObj(item) && Object.entries(parsed as Record<string, Json>).every(([k, v]) => JSON.stringify(item[k]) === JSON.stringify(v)));
+  if (key.startsWith("k:") && isObj(parsed)) {
+    const keys = Object.entries(parsed as Record<string, Json>);
+    const exact = list.find((item) => isObj(item) && keys.every(([k, v]) => JSON.stringify(item[k]) === JSON.stringify(v)));
+    if (exact !== undefined) return exact;
+    // The server keys items by defaulted fields too (`k:{"containerPort":80,"protocol":"TCP"}`)
+    // while the configuration may leave them out: a missing key field stands for its default.
+    return list.find((item) => isObj(item) && keys.every(([k, v]) => (k in item ? JSON.stringify(item[k]) === JSON.stringify(v) : true)));
+  }
   return undefined;
 }
 

@@ -9,7 +9,7 @@ import { describeWaitingFor, isReconciled } from "../status/aggregate.js";
 import { computeStatus } from "../status/compute-status.js";
 import type { LiveCache } from "../status/live-cache.js";
 import type { DesiredStatus, StatusResult } from "../status/types.js";
-import type { WaitExplainer } from "../status/wait-explainer.js";
+import { MAX_EXPLAINED, type WaitExplainer } from "../status/wait-explainer.js";
 
 /** How long an object waits before kpt-ts looks at what it waits on (most are ready sooner). */
 export const EXPLAIN_AFTER_MS = 2_000;
@@ -139,7 +139,10 @@ export async function waitFor(cache: LiveCache, targets: WaitTarget[], opts: Wai
     const explainer = opts.desired === "Current" ? opts.explainer : undefined;
     const explain = () => {
       if (!explainer || finished || Date.now() - started < (opts.explainAfterMs ?? EXPLAIN_AFTER_MS)) return;
-      const waiting = [...pending.values()].map((p) => cache.get(p.target.ref)).filter((o): o is KubeObject => o !== undefined && explainer.canExplain(o));
+      const waiting = [...pending.values()]
+        .map((p) => cache.get(p.target.ref))
+        .filter((o): o is KubeObject => o !== undefined && explainer.canExplain(o))
+        .slice(0, MAX_EXPLAINED);
       if (waiting.length === 0) return;
       explainer.explain(waiting).then(
         (found) => {

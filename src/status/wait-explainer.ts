@@ -11,6 +11,12 @@ import type { KubeObject } from "../object/types.js";
 import { combinedSelector, explainWait, explanationNeeds } from "./wait-reasons.js";
 
 export const EXPLAIN_INTERVAL_MS = 3_000;
+/**
+ * Objects explained per round: the first still waiting, in apply order. Explaining a thousand waiting
+ * Deployments would LIST every Pod and ReplicaSet of their namespace each round (memory and API
+ * server load) and print a line each; the progress line already counts the rest.
+ */
+export const MAX_EXPLAINED = 20;
 
 interface Snapshot {
   at: number;

@@ -27,15 +27,6 @@ export function lastAppliedOf(live: KubeObject): object | undefined {
  * other, keys sorted, compact JSON with Go's escaping of <, > and &, and a final newline.
  */
 export function withLastApplied(obj: KubeObject): KubeObject {
-  // Objects are not mutated once read, and the no-op check and the planner both ask.
-  let out = withLastAppliedCache.get(obj);
-  if (!out) withLastAppliedCache.set(obj, (out = encodeWithLastApplied(obj)));
-  return out;
-}
-
-const withLastAppliedCache = new WeakMap<KubeObject, KubeObject>();
-
-function encodeWithLastApplied(obj: KubeObject): KubeObject {
   const config = structuredClone(obj);
   const { [LAST_APPLIED_ANNOTATION]: _previous, ...annotations } = config.metadata.annotations ?? {};
   config.metadata.annotations = annotations;

@@ -30,10 +30,10 @@ export type CsaPlan =
  * False only means "compute the patch".
  */
 export function isCsaNoop(desired: KubeObject, live: KubeObject): boolean {
-  const modified = withLastApplied(desired);
-  const annotation = modified.metadata.annotations?.[LAST_APPLIED_ANNOTATION];
-  if (live.metadata.annotations?.[LAST_APPLIED_ANNOTATION] !== annotation) return false;
-  return containsJson(live as unknown as JsonValue, modified as unknown as JsonValue);
+  // The cheap test first: most objects that will need a patch fail it without encoding anything.
+  if (!containsJson(live as unknown as JsonValue, desired as unknown as JsonValue)) return false;
+  const annotation = withLastApplied(desired).metadata.annotations?.[LAST_APPLIED_ANNOTATION];
+  return live.metadata.annotations?.[LAST_APPLIED_ANNOTATION] === annotation;
 }
 
 /** Throws PatchError when the objects cannot be patched (e.g. a merge-list item without its key). */
