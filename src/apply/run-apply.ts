@@ -25,7 +25,7 @@ import { resolveOptions, type EngineOptions, type ResolvedOptions } from "./opti
 import { forEachLimited } from "./pool.js";
 import { prepareObjects } from "./prepare-objects.js";
 import { Recorder } from "./recorder.js";
-import { prefetchSchemas, schemaLookup } from "./schema-lookup.js";
+import { schemaLookup } from "./schema-lookup.js";
 import { waitFor, type WaitTarget } from "./wait.js";
 
 /** Runs in the background; the returned stream ends with a summary, or throws on a global failure. */
@@ -49,8 +49,10 @@ async function executeApply(pkg: Package, cluster: Cluster, o: ResolvedOptions, 
   const desired = new Map<string, { object: KubeObject; source: SourcePos }>();
   for (const po of prepared) desired.set(refKey(refOf(po.object)), { object: po.object, source: po.source });
   const localRefs = new RefSet(prepared.map((po) => refOf(po.object)));
-  // Client-side apply patches built-in kinds with their OpenAPI merge keys: fetch them meanwhile.
-  if (!o.serverSide) prefetchSchemas(cluster, prepared.map((po) => po.object));
+  // Client-side apply patches built-in kinds with their OpenAPI merge keys: start the lookups now,
+  // so the documents arrive while the inventory and live objects are read. Failures surface later.
+  const schemaFor = schemaLookup(cluster);
+  if (!o.serverSide) for (const po of prepared) schemaFor(po.object).catch(() => undefined);
 
   let crdPresent = await resourceGroupCrdInstalled(cluster);
   if (!crdPresent && !dry) {
@@ -127,7 +129,7 @@ async function executeApply(pkg: Package, cluster: Cluster, o: ResolvedOptions, 
       fieldManager: o.fieldManager,
       forceConflicts: o.forceConflicts,
       dryRun: o.dryRun,
-      schemaFor: schemaLookup(cluster),
+      schemaFor,
     };
 
     const blockedBy = (ref: ObjRef): string | undefined => {

@@ -54,19 +54,3 @@ export function schemaLookup(cluster: Cluster): (obj: KubeObject) => Promise<Pat
     return s;
   };
 }
-
-/**
- * Starts fetching the OpenAPI documents of the built-in group versions among `objects`, so they
- * arrive while the inventory and live objects are read instead of after. Failures are left for
- * the lookup that needs the document to meet.
- */
-export function prefetchSchemas(cluster: Cluster, objects: readonly KubeObject[]): void {
-  const seen = new Set<string>();
-  for (const obj of objects) {
-    if (seen.has(obj.apiVersion)) continue;
-    seen.add(obj.apiVersion);
-    const group = groupOf(obj.apiVersion);
-    if (!BUILTIN_GROUPS.has(group)) continue;
-    cluster.openapi(group, obj.apiVersion.slice(obj.apiVersion.indexOf("/") + 1)).catch(() => undefined);
-  }
-}

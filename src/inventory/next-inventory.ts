@@ -30,7 +30,5 @@ export function mergeConcurrent(theirs: Iterable<ObjRef>, ours: Iterable<ObjRef>
 
 /** The same objects, in any order. */
 export function sameRefs(a: Iterable<ObjRef>, b: Iterable<ObjRef>): boolean {
-  const x = new RefSet(a);
-  const y = new RefSet(b);
-  return x.size === y.size && [...x].every((r) => y.has(r));
+  return new RefSet(a).equals(b);
 }

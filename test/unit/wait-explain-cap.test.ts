@@ -28,7 +28,7 @@ describe("wait explanations under load", () => {
     const explainer = {
       canExplain: () => true,
       explain: async (waiting: readonly KubeObject[]) => {
-        asked.push(waiting.map((o) => o.metadata.name));
+        asked.push(waiting.map((o) => o.metadata.name ?? ""));
         return new Map<string, WaitReason[]>(waiting.map((o) => [refKey(refOf(o)), [{ message: "Pending: Unschedulable" }]]));
       },
     };

@@ -27,11 +27,20 @@ export function lastAppliedOf(live: KubeObject): object | undefined {
  * other, keys sorted, compact JSON with Go's escaping of <, > and &, and a final newline.
  */
 export function withLastApplied(obj: KubeObject): KubeObject {
+  const { config, value } = lastAppliedConfig(obj);
+  return { ...config, metadata: { ...config.metadata, annotations: { ...config.metadata.annotations, [LAST_APPLIED_ANNOTATION]: value } } };
+}
+
+/** The annotation's value for `obj`, as withLastApplied writes it. */
+export function lastAppliedValue(obj: KubeObject): string {
+  return lastAppliedConfig(obj).value;
+}
+
+function lastAppliedConfig(obj: KubeObject): { config: KubeObject; value: string } {
   const config = structuredClone(obj);
   const { [LAST_APPLIED_ANNOTATION]: _previous, ...annotations } = config.metadata.annotations ?? {};
   config.metadata.annotations = annotations;
-  const value = encodeLikeGo(config);
-  return { ...config, metadata: { ...config.metadata, annotations: { ...annotations, [LAST_APPLIED_ANNOTATION]: value } } };
+  return { config, value: encodeLikeGo(config) };
 }
 
 function encodeLikeGo(value: unknown): string {

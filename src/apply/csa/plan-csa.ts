@@ -5,7 +5,7 @@
 
 import type { KubeObject } from "../../object/types.js";
 import { applyMergePatch, applyStrategicPatch } from "./apply-patch.js";
-import { LAST_APPLIED_ANNOTATION, lastAppliedOf, withLastApplied } from "./last-applied.js";
+import { LAST_APPLIED_ANNOTATION, lastAppliedOf, lastAppliedValue, withLastApplied } from "./last-applied.js";
 import type { PatchSchema } from "./patch-schema.js";
 import { containsJson, deepEqualJson, type JsonValue } from "./json-value.js";
 import { createThreeWayMergePatch, createThreeWayStrategicPatch, isEmptyPatch } from "./three-way-patch.js";
@@ -32,8 +32,7 @@ export type CsaPlan =
 export function isCsaNoop(desired: KubeObject, live: KubeObject): boolean {
   // The cheap test first: most objects that will need a patch fail it without encoding anything.
   if (!containsJson(live as unknown as JsonValue, desired as unknown as JsonValue)) return false;
-  const annotation = withLastApplied(desired).metadata.annotations?.[LAST_APPLIED_ANNOTATION];
-  return live.metadata.annotations?.[LAST_APPLIED_ANNOTATION] === annotation;
+  return live.metadata.annotations?.[LAST_APPLIED_ANNOTATION] === lastAppliedValue(desired);
 }
 
 /** Throws PatchError when the objects cannot be patched (e.g. a merge-list item without its key). */
