@@ -13,7 +13,8 @@ import type { Cluster } from "./cluster/types.js";
 import type { EngineEvent, StatusEvent } from "./events.js";
 import { readPackage } from "./object/read-package.js";
 import type { Package } from "./object/types.js";
-import { followStatus, inventoryObjects, type FollowStatusOptions } from "./status/follow-status.js";
+import { followStatus, type FollowStatusOptions } from "./status/follow-status.js";
+import { inventoryObjects } from "./inventory/cluster-inventory.js";
 
 export interface TargetOptions extends KubeconfigOptions {
   /** A package directory, or an already read package. */

@@ -9,9 +9,9 @@ import type { InventoryPolicy } from "../inventory/policy.js";
 import { cliUtilsId, refKey, RefSet, type ObjRef } from "../object/ref.js";
 import { decidePrune } from "../prune/prune-filters.js";
 import type { LiveCache } from "../status/live-cache.js";
-import { forEachLimited } from "./pool.js";
+import { forEachLimited } from "../util/pool.js";
 import type { Recorder } from "./recorder.js";
-import { waitFor, type WaitTarget } from "./wait.js";
+import { waitFor, type WaitTarget } from "../status/wait-for.js";
 
 export interface DeleteWavesContext {
   cluster: Cluster;

@@ -3,7 +3,7 @@
 
 import { emptyStats, type EngineEvent, type RunStats } from "../events.js";
 import { refKey, type ObjRef } from "../object/ref.js";
-import type { EventChannel } from "./event-channel.js";
+import type { EventChannel } from "../util/event-channel.js";
 
 export type Actuated = "Successful" | "Skipped" | "Failed";
 export type Reconciled = "Successful" | "Skipped" | "Failed" | "Timeout";

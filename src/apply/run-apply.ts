@@ -17,16 +17,16 @@ import { applyObject, type ApplyObjectContext } from "./apply-object.js";
 import { withLastApplied } from "./csa/last-applied.js";
 import { servedKinds, waitUntilServed } from "./crd-discovery.js";
 import { runDeleteWaves } from "./delete-waves.js";
-import { EventChannel } from "./event-channel.js";
-import { orderWaves, reverseWaves } from "./graph.js";
-import { graphIssuesError } from "./graph-issues.js";
+import { EventChannel } from "../util/event-channel.js";
+import { orderWaves, reverseWaves } from "../order/graph.js";
+import { graphIssuesError } from "../order/graph-issues.js";
 import { decidePrune } from "../prune/prune-filters.js";
 import { resolveOptions, type EngineOptions, type ResolvedOptions } from "./options.js";
-import { forEachLimited } from "./pool.js";
+import { forEachLimited } from "../util/pool.js";
 import { prepareObjects } from "./prepare-objects.js";
 import { Recorder } from "./recorder.js";
 import { schemaLookup } from "./schema-lookup.js";
-import { waitFor, type WaitTarget } from "./wait.js";
+import { waitFor, type WaitTarget } from "../status/wait-for.js";
 
 /** Runs in the background; the returned stream ends with a summary, or throws on a global failure. */
 export function runApply(pkg: Package, cluster: Cluster, options: EngineOptions = {}): AsyncIterable<EngineEvent> {

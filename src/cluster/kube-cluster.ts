@@ -9,7 +9,7 @@ import { ApiError, apiErrorFrom, briefApiError } from "./api-error.js";
 import { RestMapper, type ResourceMapping } from "./discovery.js";
 import { loadConnection, type KubeconfigOptions } from "./kubeconfig.js";
 import { Transport } from "./transport.js";
-import type { Cluster, DeleteOptions, ListResult, PatchType, PropagationPolicy, Scope, WatchEvent, WatchQuery, WriteOptions } from "./types.js";
+import { WatchExpiredError, type Cluster, type DeleteOptions, type ListResult, type PatchType, type PropagationPolicy, type Scope, type WatchEvent, type WatchQuery, type WriteOptions } from "./types.js";
 
 const PATCH_CONTENT_TYPES: Record<PatchType | "apply", string> = {
   strategic: "application/strategic-merge-patch+json",
@@ -24,8 +24,6 @@ export interface KubeClusterOptions extends KubeconfigOptions {
   userAgent?: string;
 }
 
-/** The watch ended because its resourceVersion is too old: list again, then watch. */
-export class WatchExpiredError extends Error {}
 
 export class KubeCluster implements Cluster {
   readonly defaultNamespace: string;

@@ -76,3 +76,6 @@ export interface Cluster {
   openapi(group: string, version: string): Promise<unknown | undefined>;
   close(): void;
 }
+
+/** The watch ended because its resourceVersion is too old: list again, then watch. */
+export class WatchExpiredError extends Error {}

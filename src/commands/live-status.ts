@@ -2,7 +2,8 @@
 
 import { readPackage } from "../object/read-package.js";
 import { printLiveStatus } from "../print/status-printer.js";
-import { followStatus, inventoryObjects } from "../status/follow-status.js";
+import { followStatus } from "../status/follow-status.js";
+import { inventoryObjects } from "../inventory/cluster-inventory.js";
 import { durationFlag, outputFlag, parseFlag, pollUntilFlag, type GlobalFlags } from "./flags.js";
 import { colorFor, packageText, type CommandIO } from "./io.js";
 import { openCluster } from "./open-cluster.js";

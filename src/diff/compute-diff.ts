@@ -4,9 +4,9 @@
 // objects no longer in the package go through kpt's prune filters. Nothing is written.
 
 import { applyObject, type ApplyObjectContext } from "../apply/apply-object.js";
-import { orderWaves } from "../apply/graph.js";
-import { graphIssuesError } from "../apply/graph-issues.js";
-import { forEachLimited } from "../apply/pool.js";
+import { orderWaves } from "../order/graph.js";
+import { graphIssuesError } from "../order/graph-issues.js";
+import { forEachLimited } from "../util/pool.js";
 import { prepareObjects } from "../apply/prepare-objects.js";
 import { schemaLookup } from "../apply/schema-lookup.js";
 import type { Cluster } from "../cluster/types.js";

@@ -2,7 +2,7 @@
 // (apply's prune) or all of them (destroy), each with kpt's decision (deleted, or kept and why).
 // Used by `live diff` and by the confirmation apply/destroy ask before deleting anything.
 
-import { orderWaves } from "../apply/graph.js";
+import { orderWaves } from "../order/graph.js";
 import { prepareObjects } from "../apply/prepare-objects.js";
 import type { Cluster } from "../cluster/types.js";
 import { readClusterInventory, resourceGroupCrdInstalled } from "../inventory/cluster-inventory.js";

@@ -8,7 +8,6 @@ import type { Cluster } from "../cluster/types.js";
 import { ClusterError } from "../errors.js";
 import type { ObjRef } from "../object/ref.js";
 import type { InventoryInfo, KubeObject } from "../object/types.js";
-import { computeStatus } from "../status/compute-status.js";
 import { RESOURCE_GROUP_CRD, RESOURCE_GROUP_CRD_NAME } from "./resourcegroup-crd.js";
 import { INVENTORY_ID_LABEL, RESOURCE_GROUP_API_VERSION, RESOURCE_GROUP_KIND } from "./keys.js";
 import { mergeConcurrent, sameRefs } from "./next-inventory.js";
@@ -50,12 +49,24 @@ export async function installResourceGroupCrd(cluster: Cluster, opts: { timeoutM
   const deadline = Date.now() + (opts.timeoutMs ?? 60_000);
   for (;;) {
     const crd = await cluster.get(CRD_REF, opts.signal);
-    if (crd && computeStatus(crd).status === "Current") break;
+    if (crd && isEstablished(crd)) break;
     if (Date.now() > deadline) throw new ClusterError(`the ResourceGroup CRD did not become Established within ${Math.round((opts.timeoutMs ?? 60_000) / 1000)}s`);
     await sleep(100, undefined, { signal: opts.signal });
   }
   cluster.resetDiscovery();
   return created;
+}
+
+/** The CRD's Established condition is True: its kinds can be served. */
+function isEstablished(crd: KubeObject): boolean {
+  const conditions = (crd.status as { conditions?: { type?: string; status?: string }[] } | undefined)?.conditions;
+  return Array.isArray(conditions) && conditions.some((c) => c?.type === "Established" && c.status === "True");
+}
+
+/** The inventory's objects (empty when there is no inventory in the cluster). */
+export async function inventoryObjects(cluster: Cluster, info: InventoryInfo, signal?: AbortSignal): Promise<ObjRef[]> {
+  if (!(await resourceGroupCrdInstalled(cluster))) return [];
+  return (await readClusterInventory(cluster, info, signal)).refs;
 }
 
 export interface ClusterInventory {

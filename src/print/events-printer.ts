@@ -14,7 +14,7 @@ import {
   formatWaitSummary,
 } from "./legacy-lines.js";
 import { createPalette } from "./color.js";
-import type { PrintOptions } from "./printer.js";
+import type { PrintOptions } from "./print-options.js";
 import { createProgressView } from "./progress-view.js";
 import { countEvent, countFor, createTally, type RunTally } from "./tally.js";
 import { formatReasonLine, formatTimeoutSummary, formatWaitingLine, reasonKey, shouldReportWaiting } from "./waiting-line.js";

@@ -5,7 +5,7 @@
 import type { EngineEvent, GroupEvent, RunStats } from "../events.js";
 import type { ObjRef } from "../object/ref.js";
 import { formatGoJsonLine, formatRfc3339, type JsonRecord } from "./go-json.js";
-import type { PrintOptions } from "./printer.js";
+import type { PrintOptions } from "./print-options.js";
 import { countEvent, countFor, createTally, type RunTally } from "./tally.js";
 
 export async function printJson(events: AsyncIterable<EngineEvent>, opts: PrintOptions): Promise<RunStats> {

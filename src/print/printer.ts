@@ -5,28 +5,9 @@ import type { EngineEvent, RunStats } from "../events.js";
 import { printEvents } from "./events-printer.js";
 import { printJson } from "./json-printer.js";
 import { printTable } from "./table-printer.js";
+import type { PrintOptions } from "./print-options.js";
 
-export type OutputFormat = "events" | "json" | "table";
-
-export interface PrintOptions {
-  output: OutputFormat;
-  stdout: NodeJS.WritableStream;
-  /** Where kpt-ts' own progress notes go (the events printer's "waiting for ..." lines). */
-  stderr: NodeJS.WritableStream;
-  /** Decided once by the caller (see resolveColor); printers never detect it themselves. */
-  color: boolean;
-  /** Whether stdout is a terminal: the table redraws in place only then. */
-  tty: boolean;
-  /** Also print kstatus changes (`<id> is <Status>: <message>`); the table always shows them. */
-  showStatusEvents: boolean;
-  /**
-   * Set when stderr is a terminal that may show the live wait view (see progress-view.ts): its
-   * size. The events output then draws the view under its lines instead of "waiting for" notes.
-   */
-  progress?: { columns: number; rows: number; signal?: AbortSignal };
-  /** Clock for JSON timestamps and table ages; the real time by default. */
-  now?: () => Date;
-}
+export type { OutputFormat, PrintOptions } from "./print-options.js";
 
 /**
  * Prints the run and resolves to its final stats: the summary event's, or the printer's own

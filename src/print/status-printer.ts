@@ -9,7 +9,7 @@ import { formatGoJsonLine, formatRfc3339 } from "./go-json.js";
 import { refContent } from "./json-printer.js";
 import { formatStatusLine } from "./legacy-lines.js";
 import { createLiveTable, type LiveTable } from "./live-table.js";
-import type { OutputFormat } from "./printer.js";
+import type { OutputFormat } from "./print-options.js";
 import {
   ageCell,
   compareForTable,

@@ -11,7 +11,7 @@ import type { ActuationStatus, EngineEvent, RunStats, WaitEvent, WaitStatus } fr
 import { refKey } from "../object/ref.js";
 import { createPalette } from "./color.js";
 import { createLiveTable, type LiveTable } from "./live-table.js";
-import type { PrintOptions } from "./printer.js";
+import type { PrintOptions } from "./print-options.js";
 import {
   ageCell,
   compareForTable,

@@ -34,3 +34,10 @@ export function computeStatus(obj: KubeObject, opts: ComputeStatusOptions = {}):
     return unknown(`computing status: ${e instanceof Error ? e.message : String(e)}`);
   }
 }
+
+export const NOT_FOUND: StatusResult = { status: "NotFound", message: "Resource not found" };
+
+/** The status of an object as the cache knows it; absent means NotFound. */
+export function statusOfLive(obj: KubeObject | undefined, now: Date): StatusResult {
+  return obj ? computeStatus(obj, { now }) : NOT_FOUND;
+}

@@ -1,13 +1,11 @@
 // `live status`: the status of every object the cluster inventory lists, as a stream of status
 // events: all of them once, then each change, until the poll-until condition holds.
 
-import { EventChannel } from "../apply/event-channel.js";
-import { statusOfLive } from "../apply/wait.js";
+import { EventChannel } from "../util/event-channel.js";
+import { statusOfLive } from "./compute-status.js";
 import type { Cluster } from "../cluster/types.js";
 import type { StatusEvent } from "../events.js";
-import { readClusterInventory, resourceGroupCrdInstalled } from "../inventory/cluster-inventory.js";
 import { refKey, type ObjRef } from "../object/ref.js";
-import type { InventoryInfo } from "../object/types.js";
 import { aggregateStatus } from "./aggregate.js";
 import { LiveCache } from "./live-cache.js";
 
@@ -19,12 +17,6 @@ export interface FollowStatusOptions {
   pollPeriodMs?: number;
   signal?: AbortSignal;
   now?: () => Date;
-}
-
-/** The inventory's objects (empty when there is no inventory in the cluster). */
-export async function inventoryObjects(cluster: Cluster, info: InventoryInfo, signal?: AbortSignal): Promise<ObjRef[]> {
-  if (!(await resourceGroupCrdInstalled(cluster))) return [];
-  return (await readClusterInventory(cluster, info, signal)).refs;
 }
 
 export function followStatus(cluster: Cluster, refs: ObjRef[], opts: FollowStatusOptions = {}): AsyncIterable<StatusEvent> {

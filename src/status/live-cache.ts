@@ -6,8 +6,7 @@
 import { setMaxListeners } from "node:events";
 import { setTimeout as sleep } from "node:timers/promises";
 import { ApiError } from "../cluster/api-error.js";
-import { WatchExpiredError } from "../cluster/kube-cluster.js";
-import type { Cluster } from "../cluster/types.js";
+import { WatchExpiredError, type Cluster } from "../cluster/types.js";
 import type { ObjRef } from "../object/ref.js";
 import type { KubeObject } from "../object/types.js";
 

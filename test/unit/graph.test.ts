@@ -1,8 +1,8 @@
 import { describe, expect, it } from "vitest";
-import { parseDependsOn } from "../../src/apply/depends-on.js";
-import { formatGraphIssue, orderWaves, reverseWaves } from "../../src/apply/graph.js";
-import type { GraphNode } from "../../src/apply/graph.js";
-import { compareKindOrder } from "../../src/apply/kind-order.js";
+import { parseDependsOn } from "../../src/order/depends-on.js";
+import { formatGraphIssue, orderWaves, reverseWaves } from "../../src/order/graph.js";
+import type { GraphNode } from "../../src/order/graph.js";
+import { compareKindOrder } from "../../src/order/kind-order.js";
 import type { ObjRef } from "../../src/object/ref.js";
 import type { KubeObject } from "../../src/object/types.js";
 

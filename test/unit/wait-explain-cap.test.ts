@@ -3,7 +3,7 @@
 // print a line each. The timeout still names every object; reasons come with the explained ones.
 
 import { describe, expect, it } from "vitest";
-import { waitFor } from "../../src/apply/wait.js";
+import { waitFor } from "../../src/status/wait-for.js";
 import type { EngineEvent, WaitReason } from "../../src/events.js";
 import { refKey, refOf } from "../../src/object/ref.js";
 import type { KubeObject } from "../../src/object/types.js";

@@ -5,11 +5,11 @@
 import type { EngineEvent, KStatus, WaitReason } from "../events.js";
 import { refKey, type ObjRef } from "../object/ref.js";
 import type { KubeObject } from "../object/types.js";
-import { describeWaitingFor, isReconciled } from "../status/aggregate.js";
-import { computeStatus } from "../status/compute-status.js";
-import type { LiveCache } from "../status/live-cache.js";
-import type { DesiredStatus, StatusResult } from "../status/types.js";
-import { MAX_EXPLAINED, type WaitExplainer } from "../status/wait-explainer.js";
+import { describeWaitingFor, isReconciled } from "./aggregate.js";
+import { NOT_FOUND, statusOfLive } from "./compute-status.js";
+import type { LiveCache } from "./live-cache.js";
+import type { DesiredStatus, StatusResult } from "./types.js";
+import { MAX_EXPLAINED, type WaitExplainer } from "./wait-explainer.js";
 
 /** How long an object waits before kpt-ts looks at what it waits on (most are ready sooner). */
 export const EXPLAIN_AFTER_MS = 2_000;
@@ -38,11 +38,6 @@ export interface WaitOptions {
   explainAfterMs?: number;
 }
 
-const NOT_FOUND: StatusResult = { status: "NotFound", message: "Resource not found" };
-
-export function statusOfLive(obj: KubeObject | undefined, now: Date): StatusResult {
-  return obj ? computeStatus(obj, { now }) : NOT_FOUND;
-}
 
 export async function waitFor(cache: LiveCache, targets: WaitTarget[], opts: WaitOptions): Promise<Map<string, WaitOutcome>> {
   const now = opts.now ?? (() => new Date());
