@@ -3,6 +3,7 @@
 
 import type { ObjRef } from "./object/ref.js";
 import type { KubeObject } from "./object/types.js";
+import type { RunPlan } from "./plan/types.js";
 
 /** kstatus' reconcile statuses. */
 export type KStatus = "InProgress" | "Current" | "Failed" | "Terminating" | "NotFound" | "Unknown";
@@ -22,6 +23,8 @@ export interface InitEvent {
   inventory: { name: string; namespace: string; id: string };
   /** Every object the run may act on, in action order (apply waves, then prune/delete waves). */
   objects: { ref: ObjRef; action: "Apply" | "Prune" | "Delete" }[];
+  /** What the run is about to do, decided before its first write (see plan/types.ts); always set by the engine. */
+  plan?: RunPlan;
 }
 
 export interface GroupEvent {

@@ -4,9 +4,9 @@
 //   import { apply } from "kpt-ts";
 //   for await (const e of apply({ path: "./wordpress", reconcileTimeoutMs: 120_000 })) console.log(e);
 
-import { runApply } from "./apply/run-apply.js";
-import { runDestroy } from "./apply/run-destroy.js";
-import type { EngineOptions } from "./apply/options.js";
+import { runApply } from "./engine/run-apply.js";
+import { runDestroy } from "./engine/run-destroy.js";
+import type { EngineOptions } from "./engine/options.js";
 import { KubeCluster } from "./cluster/kube-cluster.js";
 import type { KubeconfigOptions } from "./cluster/kubeconfig.js";
 import type { Cluster } from "./cluster/types.js";

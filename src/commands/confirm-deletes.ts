@@ -6,7 +6,8 @@
 // with kpt's decision), so the same question can later be asked from inside the engine, on the
 // engine's own plan, instead of after this separate read.
 
-import type { EngineOptions, RunPlan } from "../apply/options.js";
+import type { EngineOptions } from "../engine/options.js";
+import type { RunPlan } from "../plan/types.js";
 import { confirmMode, deletesToConfirm } from "../confirm/confirm-policy.js";
 import { computeChangeSet, type ChangeSet, type DeleteCandidate } from "../diff/change-set.js";
 import { CancelledError } from "../errors.js";
@@ -34,9 +35,9 @@ export function confirmHook(pkg: Package, o: ConfirmDeletesOptions, io: CommandI
     askBeforeDeleting(
       {
         command: plan.command,
-        inventory: { name: pkg.inventory.name, namespace: pkg.inventory.namespace, exists: plan.deletes.length > 0 },
+        inventory: { name: pkg.inventory.name, namespace: pkg.inventory.namespace, exists: plan.inventory.stored !== undefined },
         deletes: plan.deletes,
-        applies: plan.objects.filter((x) => x.action === "Apply").length,
+        applies: plan.command === "apply" ? plan.applies.length : 0,
       },
       o.color,
       io,
@@ -46,7 +47,7 @@ export function confirmHook(pkg: Package, o: ConfirmDeletesOptions, io: CommandI
 export interface DeletePlan {
   command: "apply" | "destroy";
   inventory: ChangeSet["inventory"];
-  deletes: DeleteCandidate[];
+  deletes: readonly DeleteCandidate[];
   /** Package objects the apply applies (0 for destroy). */
   applies: number;
 }

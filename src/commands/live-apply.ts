@@ -1,6 +1,6 @@
 // `kpt-ts live apply [PKG_PATH | -]`
 
-import { runApply } from "../apply/run-apply.js";
+import { runApply } from "../engine/run-apply.js";
 import { ResultError, UsageError } from "../errors.js";
 import { statsFailed } from "../events.js";
 import { DEFAULT_HISTORY_LIMIT } from "../history/change-record.js";

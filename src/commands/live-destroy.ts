@@ -1,6 +1,6 @@
 // `kpt-ts live destroy [PKG_PATH | -]`
 
-import { runDestroy } from "../apply/run-destroy.js";
+import { runDestroy } from "../engine/run-destroy.js";
 import { ResultError } from "../errors.js";
 import { statsFailed } from "../events.js";
 import { DEFAULT_HISTORY_LIMIT } from "../history/change-record.js";

@@ -4,7 +4,7 @@
 
 import { compareRefs, type ObjRef } from "../object/ref.js";
 import type { KubeObject } from "../object/types.js";
-import type { PruneDecision } from "../prune/prune-filters.js";
+import type { PlannedDelete } from "../plan/types.js";
 import { maskSecretPair } from "./mask-secrets.js";
 import { jsonEqual, normalizeForDiff } from "./normalize.js";
 
@@ -27,6 +27,8 @@ export interface Change {
 export interface ChangeSet {
   inventory: { name: string; namespace: string; exists: boolean };
   changes: Change[];
+  /** The run's order: apply waves, then delete waves (from the plan), when known. */
+  waves?: { apply: ObjRef[][]; delete: ObjRef[][] };
 }
 
 /** One package object: its live state and what the server's dry run of the apply returned. */
@@ -35,22 +37,16 @@ export interface ApplyOutcome {
   live?: KubeObject;
   /** Successful: `object` is what the server would store (undefined = unchanged, the live object stays). */
   result: { status: "Successful"; object?: KubeObject; note?: string } | { status: "Failed"; error: string };
-  /** Why the inventory policy keeps apply away from it, if it does. */
+  /** Why the run will not apply it (the plan's skip: inventory policy, a dependency being pruned). */
   refusal?: string;
 }
 
-/** One inventory object that is no longer in the package, with kpt's decision about it. */
-export interface DeleteCandidate {
-  ref: ObjRef;
-  live: KubeObject;
-  decision: PruneDecision;
-  /** A package object that depends on it: apply skips the prune (`dependent scheduled for apply`). */
-  blockedBy?: string;
-}
+/** One object the run would delete, with the plan's decision (see plan/plan-deletes.ts). */
+export type DeleteCandidate = Pick<PlannedDelete, "ref" | "live" | "decision" | "unreadable">;
 
-export function computeChangeSet(input: { inventory: ChangeSet["inventory"]; applies: ApplyOutcome[]; deletes: DeleteCandidate[] }): ChangeSet {
+export function computeChangeSet(input: { inventory: ChangeSet["inventory"]; applies: ApplyOutcome[]; deletes: readonly DeleteCandidate[]; waves?: ChangeSet["waves"] }): ChangeSet {
   const changes = [...input.applies.map(applyChange), ...input.deletes.map(deleteChange)].sort(compareChanges);
-  return { inventory: input.inventory, changes };
+  return { inventory: input.inventory, changes, ...(input.waves ? { waves: input.waves } : {}) };
 }
 
 function applyChange(a: ApplyOutcome): Change {
@@ -66,7 +62,8 @@ function applyChange(a: ApplyOutcome): Change {
 }
 
 function deleteChange(d: DeleteCandidate): Change {
-  const skip = d.blockedBy ? `dependent scheduled for apply: ${d.blockedBy}` : d.decision.action === "skip" ? d.decision.reason : undefined;
+  if (d.unreadable) return { ref: d.ref, operation: "delete", error: `cannot read it, so it is neither deleted nor forgotten: ${d.unreadable}` };
+  const skip = d.decision.action === "skip" ? d.decision.reason : undefined;
   return { ref: d.ref, operation: "delete", ...(skip ? { skip } : {}), ...masked(d.live, undefined) };
 }
 

@@ -1,22 +1,16 @@
-// The IO shell of `live diff`: gathers what computeChangeSet needs with the engine's own pieces,
-// so the preview is what apply would do. Each package object goes through applyObject with a
-// server-side dry run (client-side apply's three-way patch, or server-side apply); the inventory
-// objects no longer in the package go through kpt's prune filters. Nothing is written.
+// The IO shell of `live diff`: the apply's own plan (same gathering, same planner), and for each
+// package object what the server would store, from a server-side dry run (client-side apply's
+// three-way patch, or server-side apply). Deletes and skips are the plan's. Nothing is written.
 
-import { applyObject, type ApplyObjectContext } from "../apply/apply-object.js";
-import { orderWaves } from "../order/graph.js";
-import { graphIssuesError } from "../order/graph-issues.js";
-import { forEachLimited } from "../util/pool.js";
-import { prepareObjects } from "../apply/prepare-objects.js";
 import { schemaLookup } from "../apply/schema-lookup.js";
 import type { Cluster } from "../cluster/types.js";
-import { readClusterInventory, resourceGroupCrdInstalled } from "../inventory/cluster-inventory.js";
-import { ownershipOf, policyAllows, policyRefusal, type InventoryPolicy } from "../inventory/policy.js";
-import { refOf, RefSet } from "../object/ref.js";
+import { applyObject, type ApplyObjectContext } from "../engine/apply-object.js";
+import type { InventoryPolicy } from "../inventory/policy.js";
 import type { Package } from "../object/types.js";
-import { LiveCache } from "../status/live-cache.js";
-import { computeChangeSet, previewBlockedByPackage, type ApplyOutcome, type ChangeSet, } from "./change-set.js";
-import { decideDeletes, namespacesInUse } from "./plan-deletes.js";
+import { gatherApplyFacts } from "../plan/gather.js";
+import { planApply } from "../plan/plan-apply.js";
+import { forEachLimited } from "../util/pool.js";
+import { computeChangeSet, previewBlockedByPackage, type ApplyOutcome, type ChangeSet } from "./change-set.js";
 
 export interface DiffOptions {
   serverSide: boolean;
@@ -28,25 +22,15 @@ export interface DiffOptions {
 }
 
 export async function computeDiff(pkg: Package, cluster: Cluster, o: DiffOptions): Promise<ChangeSet> {
-  const inventory = pkg.inventory;
-  const prepared = await prepareObjects(pkg, cluster, inventory.id);
-  const localRefs = new RefSet(prepared.map((po) => refOf(po.object)));
-  const clusterInv = (await resourceGroupCrdInstalled(cluster)) ? await readClusterInventory(cluster, inventory, o.signal) : { refs: [], object: undefined };
-  const pruneCandidates = clusterInv.refs.filter((r) => !localRefs.has(r));
-
-  const cache = new LiveCache(cluster, { signal: o.signal });
+  const { facts, cache } = await gatherApplyFacts(pkg, cluster, { serverSide: o.serverSide, signal: o.signal });
   try {
-    await cache.follow([...localRefs, ...pruneCandidates]);
-    const pruneRefs = pruneCandidates.filter((r) => cache.get(r));
-    const ordered = orderWaves([...prepared.map((po) => ({ ref: refOf(po.object), object: po.object })), ...pruneRefs.map((ref) => ({ ref }))]);
-    if (ordered.issues.length) throw graphIssuesError(ordered.issues, prepared);
-
-    // The would-be object is computed even where the inventory policy refuses the apply (the
-    // dry run as if adopting); the refusal is reported next to it.
+    const plan = planApply(facts, { dryRun: true, serverSide: o.serverSide, fieldManager: o.fieldManager, inventoryPolicy: o.inventoryPolicy, installResourceGroup: true });
+    // The would-be object is computed even where the plan skips the apply (the dry run as if
+    // adopting); the skip is reported next to it.
     const ctx: ApplyObjectContext = {
       cluster,
       cache,
-      inventoryId: inventory.id,
+      inventoryId: plan.inventory.info.id,
       policy: "force-adopt",
       serverSide: o.serverSide,
       fieldManager: o.fieldManager,
@@ -54,37 +38,31 @@ export async function computeDiff(pkg: Package, cluster: Cluster, o: DiffOptions
       dryRun: "server",
       schemaFor: schemaLookup(cluster),
     };
-    const packageObjects = prepared.map((po) => po.object);
+    const packageObjects = plan.applies.map((a) => a.object);
     const applies: ApplyOutcome[] = [];
     await forEachLimited(
-      prepared,
+      plan.applies,
       o.concurrency,
-      async (po) => {
-        const ref = refOf(po.object);
-        const live = cache.get(ref);
-        const ownership = live && ownershipOf(live, inventory.id);
-        const refusal = live && ownership && !policyAllows(ownership, o.inventoryPolicy) ? policyRefusal(live, ownership, o.inventoryPolicy, "Apply") : undefined;
-        const r = await applyObject(ctx, po.object, po.source);
+      async (p) => {
+        const r = await applyObject(ctx, p.object, p.source, p);
         let result: ApplyOutcome["result"];
         if (r.status === "Successful") result = { status: "Successful", ...(r.object ? { object: r.object } : {}) };
         else {
           const error = r.error ?? "the server refused the dry run";
-          const blocked = previewBlockedByPackage(error, ref, packageObjects);
-          result = blocked ? { status: "Successful", object: po.object, note: blocked } : { status: "Failed", error };
+          const blocked = previewBlockedByPackage(error, p.ref, packageObjects);
+          result = blocked ? { status: "Successful", object: p.object, note: blocked } : { status: "Failed", error };
         }
-        applies.push({ ref, ...(live ? { live } : {}), result, ...(refusal ? { refusal } : {}) });
+        applies.push({ ref: p.ref, ...(p.live ? { live: p.live } : {}), result, ...(p.skip ? { refusal: p.skip } : {}) });
       },
       o.signal,
     );
-
-    const deletes = decideDeletes(pruneRefs, (ref) => cache.get(ref), {
-      inventoryId: inventory.id,
-      policy: o.inventoryPolicy,
-      namespacesInUse: namespacesInUse(inventory.namespace, packageObjects),
-      dependencies: ordered.dependencies,
-      packageRefs: localRefs,
+    const info = plan.inventory.info;
+    return computeChangeSet({
+      inventory: { name: info.name, namespace: info.namespace, exists: plan.inventory.stored !== undefined },
+      applies,
+      deletes: plan.deletes,
+      waves: { apply: plan.applyWaves, delete: plan.deleteWaves },
     });
-    return computeChangeSet({ inventory: { name: inventory.name, namespace: inventory.namespace, exists: Boolean(clusterInv.object) }, applies, deletes });
   } finally {
     cache.close();
   }

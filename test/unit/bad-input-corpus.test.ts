@@ -7,7 +7,7 @@ import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { graphIssuesError } from "../../src/order/graph-issues.js";
 import { orderWaves } from "../../src/order/graph.js";
-import { prepareObjects } from "../../src/apply/prepare-objects.js";
+import { prepareObjects } from "../../src/plan/prepare-objects.js";
 import type { Cluster, Scope } from "../../src/cluster/types.js";
 import { PackageError, UsageError, formatIssue } from "../../src/errors.js";
 import { readPackage } from "../../src/object/read-package.js";

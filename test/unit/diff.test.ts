@@ -215,7 +215,7 @@ describe("computeChangeSet", () => {
     },
     {
       name: "needed by a package object",
-      candidate: { ref: refOf(gone("dep")), live: gone("dep"), decision: { action: "delete" }, blockedBy: "app_web__Pod" },
+      candidate: { ref: refOf(gone("dep")), live: gone("dep"), decision: { action: "skip", reason: "dependent scheduled for apply: app_web__Pod", abandon: false } },
       skip: /dependent scheduled for apply: app_web__Pod/,
       exit: 0,
     },

@@ -12,7 +12,7 @@ import { describe, expect, it } from "vitest";
 import { formatDependsOn, parseDependsOn } from "../../src/order/depends-on.js";
 import { graphIssuesError } from "../../src/order/graph-issues.js";
 import { orderWaves } from "../../src/order/graph.js";
-import { prepareObjects } from "../../src/apply/prepare-objects.js";
+import { prepareObjects } from "../../src/plan/prepare-objects.js";
 import type { Cluster } from "../../src/cluster/types.js";
 import { PackageError } from "../../src/errors.js";
 import { decodeText } from "../../src/object/file-text.js";

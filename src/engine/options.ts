@@ -3,17 +3,7 @@
 import type { PropagationPolicy } from "../cluster/types.js";
 import type { DryRunStrategy } from "../events.js";
 import type { InventoryPolicy } from "../inventory/policy.js";
-import type { ObjRef } from "../object/ref.js";
-import type { KubeObject } from "../object/types.js";
-import type { PruneDecision } from "../prune/prune-filters.js";
-
-/** What a run is about to do, known before its first write. */
-export interface RunPlan {
-  command: "apply" | "destroy";
-  objects: { ref: ObjRef; action: "Apply" | "Prune" | "Delete" }[];
-  /** Every object the run would delete, with kpt's decision (deleted, or kept and why). */
-  deletes: { ref: ObjRef; live: KubeObject; decision: PruneDecision; blockedBy?: string }[];
-}
+import type { RunPlan } from "../plan/types.js";
 
 export interface EngineOptions {
   dryRun?: DryRunStrategy;

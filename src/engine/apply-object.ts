@@ -9,10 +9,10 @@ import { ownershipOf, policyAllows, policyRefusal, type InventoryPolicy } from "
 import { refOf } from "../object/ref.js";
 import type { KubeObject, SourcePos } from "../object/types.js";
 import type { LiveCache } from "../status/live-cache.js";
-import type { PatchSchema } from "./csa/patch-schema.js";
-import { deepEqualJson, type JsonValue } from "./csa/json-value.js";
-import { isCsaNoop, planClientSideApply } from "./csa/plan-csa.js";
-import { isSsaNoop } from "./ssa-noop.js";
+import type { PatchSchema } from "../apply/csa/patch-schema.js";
+import { deepEqualJson, type JsonValue } from "../apply/csa/json-value.js";
+import { isCsaNoop, planClientSideApply, type CsaPlan } from "../apply/csa/plan-csa.js";
+import { isSsaNoop } from "../apply/ssa-noop.js";
 
 export interface ApplyObjectContext {
   cluster: Cluster;
@@ -73,9 +73,17 @@ function sameContent(a: KubeObject, b: KubeObject | undefined): boolean {
   return deepEqualJson(strip(a), strip(b));
 }
 
-export async function applyObject(ctx: ApplyObjectContext, desired: KubeObject, source?: SourcePos): Promise<ApplyObjectResult> {
+/** Client-side apply's decision from the plan, and the live object it was made against. */
+export interface PlannedCsa {
+  csa?: CsaPlan;
+  live?: KubeObject;
+}
+
+export async function applyObject(ctx: ApplyObjectContext, desired: KubeObject, source?: SourcePos, planned?: PlannedCsa): Promise<ApplyObjectResult> {
   const ref = refOf(desired);
   let live = ctx.cache.get(ref);
+  // The plan's patch holds while the object is as the plan read it; else it is computed afresh.
+  let reuse = planned?.csa && live?.metadata.resourceVersion === planned.live?.metadata.resourceVersion && live?.metadata.uid === planned.live?.metadata.uid ? planned.csa : undefined;
   if (live) {
     const ownership = ownershipOf(live, ctx.inventoryId);
     if (!policyAllows(ownership, ctx.policy)) return { status: "Skipped", error: policyRefusal(live, ownership, ctx.policy, "Apply") };
@@ -92,12 +100,13 @@ export async function applyObject(ctx: ApplyObjectContext, desired: KubeObject, 
       return { status: "Successful", operation, object: result };
     }
     // Decided without merge keys, so an unchanged object never waits for an OpenAPI document.
-    if (live && isCsaNoop(desired, live)) return { status: "Successful", operation: "unchanged", object: live };
+    if (live && (reuse ? reuse.op === "unchanged" : isCsaNoop(desired, live))) return { status: "Successful", operation: "unchanged", object: live };
     // A repeated create that found the object: our first try made it, and its answer was lost.
     let createdByLostTry = false;
     for (let attempt = 1; ; attempt++) {
       // A create needs no merge keys; a patch does.
-      const plan = planClientSideApply(desired, live, live ? await ctx.schemaFor(desired) : undefined);
+      const plan = reuse ?? planClientSideApply(desired, live, live ? await ctx.schemaFor(desired) : undefined);
+      reuse = undefined;
       if (plan.op === "unchanged") return { status: "Successful", operation: createdByLostTry ? "created" : "unchanged", object: live };
       if (ctx.dryRun === "client") return { status: "Successful", operation: plan.op === "create" ? "created" : "configured", object: plan.op === "patch" ? plan.preview : plan.body };
       try {

@@ -3,12 +3,10 @@
 
 import { emptyStats, type EngineEvent, type RunStats } from "../events.js";
 import { refKey, type ObjRef } from "../object/ref.js";
+import type { Actuated, Reconciled, RunOutcomes } from "../prune/dependency-gate.js";
 import type { EventChannel } from "../util/event-channel.js";
 
-export type Actuated = "Successful" | "Skipped" | "Failed";
-export type Reconciled = "Successful" | "Skipped" | "Failed" | "Timeout";
-
-export class Recorder {
+export class Recorder implements RunOutcomes {
   readonly stats: RunStats = emptyStats();
   readonly actuation = new Map<string, Actuated>();
   readonly reconcile = new Map<string, Reconciled>();

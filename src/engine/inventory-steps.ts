@@ -1,0 +1,59 @@
+// The inventory's part in an apply: the namespace it lives in (created first when the package
+// defines it), the statuses recorded with the final list, and whether that list changed.
+
+import { withLastApplied } from "../apply/csa/last-applied.js";
+import type { Cluster } from "../cluster/types.js";
+import type { ResourceStatusEntry } from "../inventory/resource-group.js";
+import { refKey, refOf, RefSet, type ObjRef } from "../object/ref.js";
+import type { KubeObject, PackageObject } from "../object/types.js";
+import type { Recorder } from "./recorder.js";
+
+/** kpt creates the inventory's Namespace first when the package defines it, so the inventory can be stored. */
+export async function createInventoryNamespace(cluster: Cluster, ns: PackageObject, o: { serverSide: boolean; fieldManager: string; forceConflicts: boolean }): Promise<ObjRef | undefined> {
+  try {
+    if (o.serverSide) await cluster.apply(ns.object, { fieldManager: o.fieldManager, force: o.forceConflicts });
+    else await cluster.create(withLastApplied(ns.object), { fieldManager: "kubectl-client-side-apply" });
+    return refOf(ns.object);
+  } catch (err) {
+    if ((err as { status?: number }).status !== 409) throw err;
+    return undefined; // someone created it meanwhile
+  }
+}
+
+/** Those of `refs` that exist (or whose existence cannot be read): a lost answer hides whether a write happened. */
+export async function existing(cluster: Cluster, refs: ObjRef[]): Promise<ObjRef[]> {
+  const found = await Promise.all(refs.map((ref) => cluster.get(ref).then((o) => Boolean(o), () => true)));
+  return refs.filter((_, i) => found[i]);
+}
+
+/** kpt's per-object status entries (`--status-policy all`). */
+export function statusEntries(final: ObjRef[], pruned: RefSet, recorder: Recorder): ResourceStatusEntry[] {
+  const actuation = { Successful: "Succeeded", Skipped: "Skipped", Failed: "Failed" } as const;
+  const reconcile = { Successful: "Succeeded", Skipped: "Skipped", Failed: "Failed", Timeout: "Timeout" } as const;
+  return final.map((ref) => {
+    const a = recorder.actuated(ref);
+    const r = recorder.reconciled(ref);
+    return {
+      ref,
+      strategy: pruned.has(ref) ? "Delete" : "Apply",
+      actuation: a ? actuation[a] : "Pending",
+      reconcile: r ? reconcile[r] : "Pending",
+    };
+  });
+}
+
+/** False when the stored inventory already says exactly this (the final write is then skipped). */
+export function changedInventory(stored: KubeObject | undefined, final: ObjRef[], statuses: ResourceStatusEntry[] | undefined): boolean {
+  if (!stored) return true;
+  const storedRefs = ((stored.spec as any)?.resources ?? []) as ObjRef[];
+  const a = new RefSet(storedRefs.map((r) => ({ group: r.group ?? "", kind: r.kind, namespace: r.namespace ?? "", name: r.name })));
+  if (a.size !== final.length || final.some((r) => !a.has(r))) return true;
+  if (!statuses) return false;
+  const storedStatuses = ((stored.status as any)?.resourceStatuses ?? []) as any[];
+  if (storedStatuses.length !== statuses.length) return true;
+  const byKey = new Map(storedStatuses.map((s) => [refKey({ group: s.group ?? "", kind: s.kind, namespace: s.namespace ?? "", name: s.name }), s]));
+  return statuses.some((s) => {
+    const old = byKey.get(refKey(s.ref));
+    return !old || old.strategy !== s.strategy || old.actuation !== s.actuation || old.reconcile !== s.reconcile;
+  });
+}

@@ -1,0 +1,95 @@
+// The one IO step before planning: discovery (for namespaces), the inventory, and the live
+// objects, read through the run's live cache, which then keeps following them for the waits.
+// Everything wrong with the input surfaces here or in the planner, before the first write.
+
+import { isCsaNoop } from "../apply/csa/plan-csa.js";
+import { schemaLookup } from "../apply/schema-lookup.js";
+import type { Cluster } from "../cluster/types.js";
+import { CancelledError } from "../errors.js";
+import { readClusterInventory, resourceGroupCrdInstalled } from "../inventory/cluster-inventory.js";
+import { refKey, refOf, RefSet, type ObjRef } from "../object/ref.js";
+import type { InventoryInfo, KubeObject, Package } from "../object/types.js";
+import { pruneCandidates } from "../prune/candidates.js";
+import { LiveCache } from "../status/live-cache.js";
+import { schemaKey, type ApplyFacts, type DestroyFacts, type InventoryFacts } from "./facts.js";
+import { prepareObjects } from "./prepare-objects.js";
+
+export interface GatherOptions {
+  serverSide?: boolean;
+  pollPeriodMs?: number;
+  signal?: AbortSignal;
+}
+
+/** The facts and the cache that read them; the caller closes the cache when the run ends. */
+export interface Gathered<F> {
+  facts: F;
+  cache: LiveCache;
+}
+
+export async function gatherApplyFacts(pkg: Package, cluster: Cluster, o: GatherOptions = {}): Promise<Gathered<ApplyFacts>> {
+  const objects = await prepareObjects(pkg, cluster, pkg.inventory.id);
+  // Client-side apply patches built-in kinds with their OpenAPI merge keys: start the lookups now,
+  // so the documents arrive while the inventory and live objects are read.
+  const schemaFor = schemaLookup(cluster);
+  if (!o.serverSide) for (const po of objects) schemaFor(po.object).catch(() => undefined);
+  const inventory = await readInventoryFacts(cluster, pkg.inventory, o.signal);
+  const localRefs = new RefSet(objects.map((po) => refOf(po.object)));
+  const cache = new LiveCache(cluster, { pollPeriodMs: o.pollPeriodMs, signal: o.signal });
+  try {
+    const refs = [...localRefs, ...pruneCandidates(inventory.previous, localRefs)];
+    await cache.follow(refs);
+    // Interrupted before the first write: what the cache knows may be partial, so stop here.
+    if (o.signal?.aborted) throw new CancelledError("interrupted before anything was changed");
+    const { live, unreadable } = snapshot(cache, refs);
+    // Only kinds with an object to patch wait for their schema: a no-op waits for none.
+    const schemas = new Map<string, Awaited<ReturnType<typeof schemaFor>> | Error>();
+    if (!o.serverSide) {
+      const kinds = new Map<string, KubeObject>();
+      for (const po of objects) {
+        const l = live.get(refKey(refOf(po.object)));
+        if (l && !kinds.has(schemaKey(po.object)) && !isCsaNoop(po.object, l)) kinds.set(schemaKey(po.object), po.object);
+      }
+      const asError = (err: unknown) => (err instanceof Error ? err : new Error(String(err)));
+      await Promise.all([...kinds].map(async ([key, obj]) => schemas.set(key, await schemaFor(obj).catch(asError))));
+    }
+    return { facts: { inventory, objects, live, unreadable, schemas }, cache };
+  } catch (err) {
+    cache.close();
+    throw err;
+  }
+}
+
+export async function gatherDestroyFacts(pkg: Package, cluster: Cluster, o: GatherOptions = {}): Promise<Gathered<DestroyFacts>> {
+  const inventory = await readInventoryFacts(cluster, pkg.inventory, o.signal);
+  const cache = new LiveCache(cluster, { pollPeriodMs: o.pollPeriodMs, signal: o.signal });
+  try {
+    await cache.follow(inventory.previous);
+    if (o.signal?.aborted) throw new CancelledError("interrupted before anything was deleted");
+    return { facts: { inventory, ...snapshot(cache, inventory.previous) }, cache };
+  } catch (err) {
+    cache.close();
+    throw err;
+  }
+}
+
+async function readInventoryFacts(cluster: Cluster, info: InventoryInfo, signal?: AbortSignal): Promise<InventoryFacts> {
+  const crdInstalled = await resourceGroupCrdInstalled(cluster);
+  if (!crdInstalled) return { info, crdInstalled, previous: [] };
+  const stored = await readClusterInventory(cluster, info, signal);
+  return { info, crdInstalled, ...(stored.object ? { stored: stored.object } : {}), previous: stored.refs };
+}
+
+function snapshot(cache: LiveCache, refs: Iterable<ObjRef>): { live: Map<string, KubeObject>; unreadable: Map<string, string> } {
+  const live = new Map<string, KubeObject>();
+  const unreadable = new Map<string, string>();
+  for (const ref of refs) {
+    const key = refKey(ref);
+    const obj = cache.get(ref);
+    if (obj) live.set(key, obj);
+    else {
+      const why = cache.readError(ref);
+      if (why) unreadable.set(key, why);
+    }
+  }
+  return { live, unreadable };
+}

@@ -1,0 +1,124 @@
+// The apply planner: facts and options in, the whole run out (apply waves with each object's
+// operation or skip, prune waves with kpt's decisions, the inventory to store first). Pure:
+// nothing here reads the cluster, so `live diff`, `--dry-run`, the confirmation prompt and the
+// run itself all see one plan.
+
+import { isCsaNoop, planClientSideApply, type CsaPlan } from "../apply/csa/plan-csa.js";
+import { isSsaNoop } from "../apply/ssa-noop.js";
+import { crdMissingError } from "../inventory/cluster-inventory.js";
+import { ownershipOf, policyAllows, policyRefusal, type InventoryPolicy } from "../inventory/policy.js";
+import { refKey, refOf, RefSet, type ObjRef } from "../object/ref.js";
+import type { KubeObject, PackageObject } from "../object/types.js";
+import { graphIssuesError } from "../order/graph-issues.js";
+import { orderWaves } from "../order/graph.js";
+import { pruneCandidates, stillThere } from "../prune/candidates.js";
+import { dependencyDeleted } from "../prune/dependency-gate.js";
+import { schemaKey, type ApplyFacts } from "./facts.js";
+import { invertDependencies, planDeletes } from "./plan-deletes.js";
+import type { ApplyPlan, PlannedApply, PlannedOperation } from "./types.js";
+
+export interface PlanApplyOptions {
+  dryRun: boolean;
+  serverSide: boolean;
+  fieldManager: string;
+  inventoryPolicy: InventoryPolicy;
+  /** Install the ResourceGroup CRD when it is missing (else a real run stops). */
+  installResourceGroup: boolean;
+}
+
+export function planApply(facts: ApplyFacts, o: PlanApplyOptions): ApplyPlan {
+  const info = facts.inventory.info;
+  if (!facts.inventory.crdInstalled && !o.dryRun && !o.installResourceGroup) throw crdMissingError();
+  const byKey = new Map(facts.objects.map((po) => [refKey(refOf(po.object)), po]));
+  const localRefs = new RefSet(facts.objects.map((po) => refOf(po.object)));
+  const candidates = stillThere(pruneCandidates(facts.inventory.previous, localRefs), facts.live, facts.unreadable);
+  const deleting = new RefSet(candidates);
+
+  // Prune candidates are in the graph so that depending on one is "scheduled for delete", not external.
+  const ordered = orderWaves([...facts.objects.map((po) => ({ ref: refOf(po.object), object: po.object })), ...candidates.map((ref) => ({ ref }))]);
+  if (ordered.issues.length) throw graphIssuesError(ordered.issues, facts.objects);
+  const applyWaves = ordered.waves.map((w) => w.filter((r) => localRefs.has(r))).filter((w) => w.length);
+
+  const namespacesInUse = new Set<string>([info.namespace, ...facts.objects.map((po) => po.object.metadata.namespace ?? "").filter(Boolean)]);
+  const appliedDependents = invertDependencies(ordered.dependencies, localRefs);
+  const { deletes, waves: deleteWaves } = planDeletes({
+    refs: candidates,
+    live: facts.live,
+    unreadable: facts.unreadable,
+    inventoryId: info.id,
+    policy: o.inventoryPolicy,
+    namespacesInUse,
+    appliedDependents,
+  });
+
+  const applies: PlannedApply[] = [];
+  applyWaves.forEach((wave, index) => {
+    for (const ref of wave) {
+      const po = byKey.get(refKey(ref))!;
+      const dependencies = ordered.dependencies.get(refKey(ref)) ?? [];
+      const live = facts.live.get(refKey(ref));
+      const decided = decideOperation(po, live, facts, o);
+      const deletedDependency = dependencies.find((d) => deleting.has(d));
+      const skip = refusal(live, info.id, o.inventoryPolicy) ?? (deletedDependency ? dependencyDeleted(deletedDependency) : undefined);
+      applies.push({
+        ref,
+        object: po.object,
+        source: po.source,
+        ...(live ? { live } : {}),
+        ...decided,
+        ...(skip ? { skip } : {}),
+        wave: index,
+        dependencies,
+      });
+    }
+  });
+
+  const previous = new RefSet(facts.inventory.previous);
+  const union = previous.union(localRefs);
+  const stored = facts.inventory.stored;
+  const nsObject = byKey.get(refKey({ group: "", kind: "Namespace", namespace: "", name: info.namespace }));
+  return {
+    command: "apply",
+    inventory: { info, ...(stored ? { stored } : {}), previous: facts.inventory.previous },
+    installCrd: !facts.inventory.crdInstalled,
+    applies,
+    applyWaves,
+    deletes,
+    deleteWaves,
+    namespacesInUse: [...namespacesInUse],
+    ...(!stored || union.size !== previous.size ? { initialInventory: union.toArray() } : {}),
+    ...(nsObject && !facts.live.has(refKey(refOf(nsObject.object))) ? { inventoryNamespace: nsObject } : {}),
+  };
+}
+
+/** The inventory policy's refusal to touch a live object, if it refuses. */
+function refusal(live: KubeObject | undefined, inventoryId: string, policy: InventoryPolicy): string | undefined {
+  if (!live) return undefined;
+  const ownership = ownershipOf(live, inventoryId);
+  return policyAllows(ownership, policy) ? undefined : policyRefusal(live, ownership, policy, "Apply");
+}
+
+/**
+ * Create, update or unchanged, as the apply would find it: server-side apply by its no-op check,
+ * client-side apply by kubectl's three-way patch. When the patch cannot be computed here (its
+ * schema could not be read, the objects cannot be merged), it is an update, and the run reports
+ * why when it tries.
+ */
+function decideOperation(po: PackageObject, live: KubeObject | undefined, facts: ApplyFacts, o: PlanApplyOptions): { operation: PlannedOperation; csa?: CsaPlan } {
+  if (!live) return o.serverSide ? { operation: "create" } : { operation: "create", csa: planClientSideApply(po.object, undefined, undefined) };
+  if (o.serverSide) return { operation: isSsaNoop(po.object, live, o.fieldManager) ? "unchanged" : "update" };
+  if (isCsaNoop(po.object, live)) return { operation: "unchanged", csa: { op: "unchanged" } };
+  const schema = facts.schemas.get(schemaKey(po.object));
+  if (schema instanceof Error) return { operation: "update" };
+  try {
+    const csa = planClientSideApply(po.object, live, schema);
+    return { operation: csa.op === "unchanged" ? "unchanged" : "update", csa };
+  } catch {
+    return { operation: "update" };
+  }
+}
+
+/** Every ref of the plan's waves in order (apply waves, then delete waves). */
+export function plannedRefs(plan: ApplyPlan): { ref: ObjRef; action: "Apply" | "Prune" }[] {
+  return [...plan.applyWaves.flat().map((ref) => ({ ref, action: "Apply" as const })), ...plan.deleteWaves.flat().map((ref) => ({ ref, action: "Prune" as const }))];
+}

@@ -1,0 +1,15 @@
+// The destroy planner: everything the inventory lists that still exists, dependents first, each
+// with kpt's decision. Pure.
+
+import type { InventoryPolicy } from "../inventory/policy.js";
+import { stillThere } from "../prune/candidates.js";
+import type { DestroyFacts } from "./facts.js";
+import { planDeletes } from "./plan-deletes.js";
+import type { DestroyPlan } from "./types.js";
+
+export function planDestroy(facts: DestroyFacts, o: { inventoryPolicy: InventoryPolicy }): DestroyPlan {
+  const { info, stored, previous } = facts.inventory;
+  const refs = stillThere(previous, facts.live, facts.unreadable);
+  const { deletes, waves } = planDeletes({ refs, live: facts.live, unreadable: facts.unreadable, inventoryId: info.id, policy: o.inventoryPolicy });
+  return { command: "destroy", inventory: { info, ...(stored ? { stored } : {}), previous }, deletes, deleteWaves: waves };
+}

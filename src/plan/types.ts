@@ -1,0 +1,116 @@
+// What a run will do, as data: computed from the gathered facts by a pure planner, before the
+// first write. The executor performs it; `live diff`, `--dry-run`, the confirmation prompt and
+// the history record read the same plan.
+
+import type { CsaPlan } from "../apply/csa/plan-csa.js";
+import type { ObjRef } from "../object/ref.js";
+import type { InventoryInfo, KubeObject, PackageObject, SourcePos } from "../object/types.js";
+import type { PruneDecision } from "../prune/prune-filters.js";
+
+/** What apply intends for one package object, decided against the live object read before the run. */
+export type PlannedOperation = "create" | "update" | "unchanged";
+
+export interface PlannedApply {
+  ref: ObjRef;
+  /** The object as it will be sent: namespace assigned, owning-inventory annotation set. */
+  object: KubeObject;
+  source: SourcePos;
+  /** The object in the cluster before the run; absent when it does not exist. */
+  live?: KubeObject;
+  operation: PlannedOperation;
+  /** Set when the run will not apply it, with kpt's reason (inventory policy, a dependency being pruned). */
+  skip?: string;
+  /** Client-side apply's decision, reused while the live object stays as it was read. */
+  csa?: CsaPlan;
+  /** Index into the plan's apply waves. */
+  wave: number;
+  /** What it waits for: its depends-on objects, its Namespace, its CRD (package objects or prune candidates). */
+  dependencies: ObjRef[];
+}
+
+export interface PlannedDelete {
+  ref: ObjRef;
+  /** The object in the cluster before the run; absent only when it could not be read. */
+  live?: KubeObject;
+  /**
+   * kpt's decision in its filter order: protection, inventory policy, namespace in use, then a
+   * dependent the run still applies. A `delete` may still be skipped at run time, when one of
+   * `dependents` (also deleted) failed to go away first.
+   */
+  decision: PruneDecision;
+  /** Why the object's state is unknown (its kind could not be read): it fails, and stays listed. */
+  unreadable?: string;
+  /** Index into the plan's delete waves. */
+  wave: number;
+  /** Objects deleted by this run that depend on it: they must be gone first. */
+  dependents: ObjRef[];
+}
+
+export interface PlannedInventory {
+  info: InventoryInfo;
+  /** The ResourceGroup in the cluster, as read; absent when there is none. */
+  stored?: KubeObject;
+  /** What it lists. */
+  previous: ObjRef[];
+}
+
+export interface ApplyPlan {
+  command: "apply";
+  inventory: PlannedInventory;
+  /** The ResourceGroup CRD is missing and will be installed first. */
+  installCrd: boolean;
+  /** Package objects, in apply order (wave by wave, kind order within a wave). */
+  applies: PlannedApply[];
+  /** Waves of `applies`; each waits for the one before to reconcile. */
+  applyWaves: ObjRef[][];
+  /** Inventory objects that left the package and still exist (or cannot be read), in delete order. */
+  deletes: PlannedDelete[];
+  /** Waves of `deletes`, dependents first; each is gone before the next starts. */
+  deleteWaves: ObjRef[][];
+  /** Namespaces the package (or its inventory) still uses: never pruned. */
+  namespacesInUse: string[];
+  /**
+   * The list stored before the first apply (the stored one plus every package object), so an
+   * interrupted run orphans nothing; absent when the stored inventory already lists them all.
+   */
+  initialInventory?: ObjRef[];
+  /** The package's Namespace of the inventory, created before the inventory when it is missing. */
+  inventoryNamespace?: PackageObject;
+}
+
+export interface DestroyPlan {
+  command: "destroy";
+  inventory: PlannedInventory;
+  /** Everything the inventory lists that still exists (or cannot be read), in delete order. */
+  deletes: PlannedDelete[];
+  deleteWaves: ObjRef[][];
+}
+
+export type RunPlan = ApplyPlan | DestroyPlan;
+
+/** How many objects each operation touches: what the plan would change, at a glance. */
+export interface PlanCounts {
+  create: number;
+  update: number;
+  unchanged: number;
+  delete: number;
+  skip: number;
+}
+
+export function countPlan(plan: RunPlan): PlanCounts {
+  const c: PlanCounts = { create: 0, update: 0, unchanged: 0, delete: 0, skip: 0 };
+  if (plan.command === "apply") for (const a of plan.applies) a.skip ? c.skip++ : c[a.operation]++;
+  for (const d of plan.deletes) d.decision.action === "delete" && !d.unreadable ? c.delete++ : c.skip++;
+  return c;
+}
+
+/**
+ * True when performing the plan would write nothing to the cluster: nothing to create, update or
+ * delete, no object to let go of (detach), no CRD to install, no inventory to extend.
+ */
+export function planChangesNothing(plan: RunPlan): boolean {
+  const c = countPlan(plan);
+  const detaches = plan.deletes.some((d) => d.decision.action === "skip" && d.decision.abandon);
+  if (plan.command === "destroy") return c.delete === 0 && !detaches;
+  return c.create + c.update + c.delete === 0 && !detaches && !plan.installCrd && !plan.initialInventory;
+}

@@ -1,0 +1,47 @@
+// cli-utils' dependency filter, decided as the run goes: an object is applied only once what it
+// depends on was applied and reconciled; an object is deleted only once what depends on it is
+// gone. Pure: the outcomes so far are passed in.
+
+import { cliUtilsId, type ObjRef } from "../object/ref.js";
+
+export type Actuated = "Successful" | "Skipped" | "Failed";
+export type Reconciled = "Successful" | "Skipped" | "Failed" | "Timeout";
+
+/** What the run has done so far, per object. */
+export interface RunOutcomes {
+  actuated(ref: ObjRef): Actuated | undefined;
+  reconciled(ref: ObjRef): Reconciled | undefined;
+}
+
+/** Why `dependencies` (all applied by this run) keep an object from being applied now; undefined: go. */
+export function applyBlockedBy(dependencies: readonly ObjRef[], outcomes: RunOutcomes, o: { dryRun: boolean }): string | undefined {
+  for (const dep of dependencies) {
+    const a = outcomes.actuated(dep);
+    if (a !== "Successful") return `dependency apply actuation ${(a ?? "skipped").toLowerCase()}: ${cliUtilsId(dep)}`;
+    const r = outcomes.reconciled(dep);
+    // A dry run waits for nothing, so nothing has reconciled.
+    if (!o.dryRun && r !== "Successful") return `dependency apply reconcile ${(r ?? "skipped").toLowerCase()}: ${cliUtilsId(dep)}`;
+  }
+  return undefined;
+}
+
+/** The skip reason of an object whose dependency the run deletes (decided when planning). */
+export function dependencyDeleted(dep: ObjRef): string {
+  return `dependency scheduled for delete: ${cliUtilsId(dep)}`;
+}
+
+/** The skip reason of a prune candidate that a package object still depends on (decided when planning). */
+export function dependentApplied(dependent: ObjRef): string {
+  return `dependent scheduled for apply: ${cliUtilsId(dependent)}`;
+}
+
+/** Why `dependents` (all deleted by this run, in earlier waves) keep an object from being deleted now. */
+export function deleteBlockedBy(dependents: readonly ObjRef[], outcomes: RunOutcomes, o: { dryRun: boolean }): string | undefined {
+  for (const dep of dependents) {
+    const a = outcomes.actuated(dep);
+    if (a && a !== "Successful") return `dependent delete actuation ${a.toLowerCase()}: ${cliUtilsId(dep)}`;
+    const r = outcomes.reconciled(dep);
+    if (!o.dryRun && r && r !== "Successful") return `dependent delete reconcile ${r.toLowerCase()}: ${cliUtilsId(dep)}`;
+  }
+  return undefined;
+}
