@@ -7,7 +7,8 @@ import { Argument, Command, CommanderError, Option } from "commander";
 import { CancelledError, EXIT, exitCodeFor, UsageError, type ExitCode } from "./errors.js";
 import { formatError } from "./print/error-report.js";
 import { flushOutput } from "./print/flush-output.js";
-import type { GlobalFlags } from "./commands/flags.js";
+import { applyFlags, destroyFlags, diffFlags, globalFlags, historyFlags, initFlags, listFlags, noFlags, statusFlags, type GlobalFlags } from "./commands/command-specs.js";
+import { longName, parseFlags, type FlagsSpec, type FlagValues } from "./commands/flag-spec.js";
 import type { CommandIO } from "./commands/io.js";
 
 const VERSION = (JSON.parse(readFileSync(new URL("../package.json", import.meta.url), "utf8")) as { version: string }).version;
@@ -54,20 +55,20 @@ function normalizeVerbosity(argv: string[]): string[] {
   return out;
 }
 
-/** A boolean flag; `--no-<name>` (hidden) turns it off, so `--name=false` works too. */
-function flagOn(name: string, description: string, defaultValue = false): Option {
-  BOOL_FLAGS.add(name);
-  return new Option(`--${name}`, description).default(defaultValue);
-}
-
-/** `-y, --yes`: answer yes to the question before deleting (also `--yes=false`). */
-function yesFlag(): Option {
-  BOOL_FLAGS.add("yes");
-  return new Option("-y, --yes", "do not ask before pruning or deleting (the question comes only in a terminal)").default(false);
-}
-
-function flagOff(name: string): Option {
-  return new Option(`--no-${name}`).hideHelp();
+/** Registers each flag of a spec with commander (and, for booleans, the hidden `--no-` form). */
+function addFlags(cmd: Command, spec: FlagsSpec): Command {
+  for (const [key, f] of Object.entries(spec)) {
+    const opt = new Option(f.flags, f.description);
+    if (f.default !== undefined) opt.default(f.default);
+    if (f.hidden) opt.hideHelp();
+    if (opt.attributeName() !== key) throw new Error(`flag spec "${key}" does not match ${f.flags}`);
+    cmd.addOption(opt);
+    if (f.boolean) {
+      BOOL_FLAGS.add(longName(f));
+      cmd.addOption(new Option(`--no-${longName(f)}`).hideHelp());
+    }
+  }
+  return cmd;
 }
 
 let verbose = false;
@@ -121,169 +122,97 @@ async function finish(code: ExitCode): Promise<never> {
   process.exit(code);
 }
 
-function globals(cmd: Command): GlobalFlags {
-  const g = cmd.optsWithGlobals() as GlobalFlags;
-  verbose = g.v !== undefined && g.v !== false && g.v !== "0";
-  return g;
-}
-
 const program = new Command("kpt-ts")
   .description("Deploy Kubernetes packages: apply, prune, wait, status and destroy, compatible with `kpt live`.")
   .version(VERSION, "--version", "print the version")
   .showHelpAfterError("(run with --help for usage)")
   .exitOverride();
 
-const live = program
-  .command("live")
-  .description("Deploy local packages to a cluster")
-  .option("--kubeconfig <path>", "path to the kubeconfig file (default: $KUBECONFIG, else ~/.kube/config)")
-  .option("--context <name>", "the kubeconfig context to use")
-  .option("-n, --namespace <namespace>", "namespace for objects without one; objects in other namespaces are refused, as in kpt")
-  .option("-v, --v [level]", "verbose errors: show each error's detail and cause")
-  .option("--no-color", "never colour the output (also: NO_COLOR=1)")
-  .exitOverride();
+const live = addFlags(program.command("live").description("Deploy local packages to a cluster").exitOverride(), globalFlags);
 
-live
-  .command("init")
-  .description("Add inventory information (a ResourceGroup) to a package")
-  .argument("[PKG_PATH]", "the package directory", ".")
-  .option("--name <name>", "inventory object name (default: inventory-<8 random digits>)")
-  .option("--inventory-id <id>", "inventory id (default: generated from namespace, name and time)")
-  .addOption(flagOn("force", "overwrite existing inventory information")).addOption(flagOff("force"))
-  .addOption(flagOn("quiet", "print nothing on success")).addOption(flagOff("quiet"))
-  .option("--rg-file <file>", "file name of the ResourceGroup", "resourcegroup.yaml")
-  .exitOverride()
-  .action((pkgPath: string, _o, cmd: Command) =>
-    run(async () => {
-      const f = globals(cmd) as GlobalFlags & { name?: string; inventoryId?: string; force?: boolean; quiet?: boolean; rgFile: string };
-      const { liveInit } = await import("./commands/live-init-command.js");
-      await liveInit(pkgPath, f, io);
-    }),
-  );
+const PKG = "the package directory, or - to read it from standard input";
 
-live
-  .command("apply")
-  .description("Apply a package to the cluster: create and update its objects, prune what left it, wait until reconciled")
-  .argument("[PKG_PATH]", "the package directory, or - to read it from standard input", ".")
-  .addOption(flagOn("dry-run", "show what would change without changing anything (client-side; server-side with --server-side)")).addOption(flagOff("dry-run"))
-  .addOption(flagOn("server-side", "use server-side apply")).addOption(flagOff("server-side"))
-  .option("--field-manager <name>", "field manager for server-side apply", "kubectl")
-  .addOption(flagOn("force-conflicts", "server-side apply: take over fields other managers own")).addOption(flagOff("force-conflicts"))
-  .option("--reconcile-timeout <duration>", "how long to wait for each wave to reconcile (e.g. 2m); 0 waits as long as it takes")
-  .option("--prune-timeout <duration>", "how long to wait for pruned objects to be gone; 0 waits as long as it takes")
-  .option("--prune-propagation-policy <policy>", "Background, Foreground or Orphan", "Background")
-  .option("--inventory-policy <policy>", "strict: touch only objects this inventory owns; adopt: also take unowned ones", "strict")
-  .addOption(flagOn("install-resource-group", "install the ResourceGroup CRD when it is missing", true)).addOption(flagOff("install-resource-group"))
-  .option("--output <format>", "events, table or json", "events")
-  .addOption(flagOn("show-status-events", "also print each status change")).addOption(flagOff("show-status-events"))
-  .option("--status-policy <policy>", "all: record each object's status in the inventory; none: do not", "all")
-  .option("--concurrency <n>", "objects applied or deleted at once within a wave (default 16)")
-  .option("--poll-period <duration>", "poll period where the cluster refuses watches", "2s")
-  .option("--history-limit <n>", "change records kept for this inventory, newest first (default 200; 0 records nothing)")
-  .addOption(yesFlag()).addOption(flagOff("yes"))
-  .exitOverride()
-  .action((pkgPath: string, _o, cmd: Command) =>
-    run(async () => {
-      const { liveApply } = await import("./commands/live-apply.js");
-      await liveApply(pkgPath, globals(cmd) as never, io);
-    }),
-  );
+interface CommandDef<S extends FlagsSpec> {
+  description: string;
+  flags: S;
+  /** `[PKG_PATH]` with its description and default; absent: the command takes no arguments. */
+  pkg?: { description: string };
+  /** live diff: exit codes as diff(1) (the body returns it; any error is 2). */
+  diffExit?: boolean;
+  body(a: { pkgPath: string; flags: FlagValues<S>; globals: GlobalFlags }): Promise<void | 0 | 1 | 2>;
+}
 
-live
-  .command("destroy")
-  .description("Delete every object of the package's inventory from the cluster, dependents first")
-  .argument("[PKG_PATH]", "the package directory, or - to read it from standard input", ".")
-  .addOption(flagOn("dry-run", "show what would be deleted without deleting anything")).addOption(flagOff("dry-run"))
-  .option("--inventory-policy <policy>", "strict or adopt", "strict")
-  .option("--output <format>", "events, table or json", "events")
-  .addOption(flagOn("show-status-events", "also print each status change")).addOption(flagOff("show-status-events"))
-  .option("--status-policy <policy>", "all or none", "all")
-  .option("--delete-propagation-policy <policy>", "Background, Foreground or Orphan", "Background")
-  .option("--delete-timeout <duration>", "how long to wait for each wave to be gone; 0 waits as long as it takes")
-  .option("--concurrency <n>", "objects deleted at once within a wave (default 16)")
-  .option("--history-limit <n>", "change records kept for this inventory, newest first (default 200; 0 records nothing)")
-  .addOption(yesFlag()).addOption(flagOff("yes"))
-  .exitOverride()
-  .action((pkgPath: string, _o, cmd: Command) =>
-    run(async () => {
-      const { liveDestroy } = await import("./commands/live-destroy.js");
-      await liveDestroy(pkgPath, globals(cmd) as never, io);
-    }),
-  );
+/** Registers a `live` subcommand from its flag spec; the body receives the flags parsed and typed. */
+function liveCommand<S extends FlagsSpec>(name: string, def: CommandDef<S>): Command {
+  const cmd = addFlags(live.command(name).description(def.description).exitOverride(), def.flags);
+  if (def.pkg) cmd.argument("[PKG_PATH]", def.pkg.description, ".");
+  return cmd.action((...args: unknown[]) => {
+    const c = args[args.length - 1] as Command;
+    const body = async () => {
+      if (!def.pkg && c.args.length > 0) throw new UsageError(`too many arguments; ${name} takes none`);
+      const all = c.optsWithGlobals() as Record<string, unknown>;
+      const globals = parseFlags(globalFlags, all);
+      verbose = globals.v;
+      return def.body({ pkgPath: def.pkg ? (args[0] as string) : ".", flags: parseFlags(def.flags, all), globals });
+    };
+    return def.diffExit ? runDiff(body as () => Promise<0 | 1 | 2>) : run(async () => void (await body()));
+  });
+}
 
-live
-  .command("diff")
-  .description("Show what the next apply would change: a server-side dry run against the live objects, and what it would prune (exit 0: no changes, 1: changes, 2: error)")
-  .argument("[PKG_PATH]", "the package directory, or - to read it from standard input", ".")
-  .addOption(flagOn("server-side", "preview a server-side apply")).addOption(flagOff("server-side"))
-  .option("--field-manager <name>", "field manager for server-side apply", "kubectl")
-  .addOption(flagOn("force-conflicts", "server-side apply: take over fields other managers own")).addOption(flagOff("force-conflicts"))
-  .option("--inventory-policy <policy>", "strict or adopt, as for apply", "strict")
-  .option("--output <format>", "text or json", "text")
-  .option("--concurrency <n>", "dry runs at once (default 16)")
-  .exitOverride()
-  .action((pkgPath: string, _o, cmd: Command) =>
-    runDiff(async () => {
-      const { liveDiff } = await import("./commands/live-diff.js");
-      return liveDiff(pkgPath, globals(cmd) as never, io);
-    }),
-  );
+liveCommand("init", {
+  description: "Add inventory information (a ResourceGroup) to a package",
+  flags: initFlags,
+  pkg: { description: "the package directory" },
+  body: async ({ pkgPath, flags, globals }) => (await import("./commands/live-init-command.js")).liveInit(pkgPath, flags, globals, io),
+});
 
-live
-  .command("status")
-  .description("Show the reconcile status of the objects in the package's inventory")
-  .argument("[PKG_PATH]", "the package directory, or - to read it from standard input", ".")
-  .option("--poll-period <duration>", "poll period where the cluster refuses watches", "2s")
-  .option("--poll-until <when>", "known, current, deleted or forever", "known")
-  .option("--timeout <duration>", "stop after this long (exit 0)")
-  .option("--output <format>", "events, table or json", "events")
-  .option("--statuses <list>", "only show objects with these statuses (comma-separated)")
-  .option("--namespaces <list>", "only show objects in these namespaces (comma-separated)")
-  .exitOverride()
-  .action((pkgPath: string, _o, cmd: Command) =>
-    run(async () => {
-      const { liveStatus } = await import("./commands/live-status.js");
-      await liveStatus(pkgPath, globals(cmd) as never, io);
-    }),
-  );
+liveCommand("apply", {
+  description: "Apply a package to the cluster: create and update its objects, prune what left it, wait until reconciled",
+  flags: applyFlags,
+  pkg: { description: PKG },
+  body: async ({ pkgPath, flags, globals }) => (await import("./commands/live-apply.js")).liveApply(pkgPath, flags, globals, io),
+});
 
-live
-  .command("history")
-  .description("List the changes kpt-ts recorded for the package's inventory: when, who, what changed, how it ended (newest first)")
-  .argument("[PKG_PATH]", "the package directory, or - to read it from standard input", ".")
-  .option("--output <format>", "table or json", "table")
-  .exitOverride()
-  .action((pkgPath: string, _o, cmd: Command) =>
-    run(async () => {
-      const { liveHistory } = await import("./commands/live-history.js");
-      await liveHistory(pkgPath, globals(cmd) as never, io);
-    }),
-  );
+liveCommand("destroy", {
+  description: "Delete every object of the package's inventory from the cluster, dependents first",
+  flags: destroyFlags,
+  pkg: { description: PKG },
+  body: async ({ pkgPath, flags, globals }) => (await import("./commands/live-destroy.js")).liveDestroy(pkgPath, flags, globals, io),
+});
 
-live
-  .command("list")
-  .description("List every inventory in the cluster (kpt-ts' and kpt's): objects, namespaces, last change; all namespaces unless -n")
-  .option("--output <format>", "table or json", "table")
-  .exitOverride()
-  .action((_o, cmd: Command) =>
-    run(async () => {
-      if (cmd.args.length > 0) throw new UsageError("too many arguments; list takes none (use -n NAMESPACE to narrow it)");
-      const { liveList } = await import("./commands/live-list.js");
-      await liveList(globals(cmd) as never, io);
-    }),
-  );
+liveCommand("diff", {
+  description: "Show what the next apply would change: a server-side dry run against the live objects, and what it would prune (exit 0: no changes, 1: changes, 2: error)",
+  flags: diffFlags,
+  pkg: { description: PKG },
+  diffExit: true,
+  body: async ({ pkgPath, flags, globals }) => (await import("./commands/live-diff.js")).liveDiff(pkgPath, flags, globals, io),
+});
 
-live
-  .command("install-resource-group")
-  .description("Install the ResourceGroup CRD that stores inventories")
-  .exitOverride()
-  .action((_o, cmd: Command) =>
-    run(async () => {
-      if (cmd.args.length > 0) throw new UsageError("too many arguments; install-resource-group takes no arguments");
-      const { installResourceGroup } = await import("./commands/install-resource-group.js");
-      await installResourceGroup(globals(cmd), io);
-    }),
-  );
+liveCommand("status", {
+  description: "Show the reconcile status of the objects in the package's inventory",
+  flags: statusFlags,
+  pkg: { description: PKG },
+  body: async ({ pkgPath, flags, globals }) => (await import("./commands/live-status.js")).liveStatus(pkgPath, flags, globals, io),
+});
+
+liveCommand("history", {
+  description: "List the changes kpt-ts recorded for the package's inventory: when, who, what changed, how it ended (newest first)",
+  flags: historyFlags,
+  pkg: { description: PKG },
+  body: async ({ pkgPath, flags, globals }) => (await import("./commands/live-history.js")).liveHistory(pkgPath, flags, globals, io),
+});
+
+liveCommand("list", {
+  description: "List every inventory in the cluster (kpt-ts' and kpt's): objects, namespaces, last change; all namespaces unless -n",
+  flags: listFlags,
+  body: async ({ flags, globals }) => (await import("./commands/live-list.js")).liveList(flags, globals, io),
+});
+
+liveCommand("install-resource-group", {
+  description: "Install the ResourceGroup CRD that stores inventories",
+  flags: noFlags,
+  body: async ({ globals }) => (await import("./commands/install-resource-group.js")).installResourceGroup(globals, io),
+});
 
 program
   .command("completion")

@@ -1,12 +1,12 @@
 // `kpt-ts live install-resource-group`
 
 import { installResourceGroupCrd } from "../inventory/cluster-inventory.js";
-import type { GlobalFlags } from "./flags.js";
+import type { GlobalFlags } from "./command-specs.js";
 import type { CommandIO } from "./io.js";
 import { openCluster } from "./open-cluster.js";
 
-export async function installResourceGroup(f: GlobalFlags, io: CommandIO): Promise<void> {
-  const cluster = openCluster(f);
+export async function installResourceGroup(g: GlobalFlags, io: CommandIO): Promise<void> {
+  const cluster = openCluster(g);
   io.stdout.write("installing inventory ResourceGroup CRD...");
   try {
     await installResourceGroupCrd(cluster, { signal: io.signal });

@@ -1,8 +1,9 @@
 // What a command needs from the process, passed in so commands stay testable and only printers write.
 
-import { readFile } from "node:fs/promises";
 import { resolveColor } from "../print/color.js";
-import type { GlobalFlags } from "./flags.js";
+import { readPackage } from "../object/read-package.js";
+import type { Package } from "../object/types.js";
+import type { GlobalFlags } from "./command-specs.js";
 
 export interface CommandIO {
   stdout: NodeJS.WriteStream;
@@ -12,7 +13,7 @@ export interface CommandIO {
   signal: AbortSignal;
 }
 
-export function colorFor(io: CommandIO, g: GlobalFlags): boolean {
+export function colorFor(io: CommandIO, g: Pick<GlobalFlags, "color">): boolean {
   return resolveColor({ flag: g.color === false ? false : undefined, env: io.env, isTTY: Boolean(io.stdout.isTTY) });
 }
 
@@ -27,4 +28,8 @@ export async function packageText(path: string, io: CommandIO): Promise<Buffer |
   return path === "-" ? readStdin(io) : undefined;
 }
 
-export { readFile };
+/** The package a command works on (`-`: standard input), with the reader's warnings on stderr. */
+export async function readCommandPackage(path: string, io: CommandIO): Promise<Package> {
+  return readPackage(path, { stdin: await packageText(path, io), onWarning: (w) => io.stderr.write(`[WARN] ${w}\n`) });
+}
+

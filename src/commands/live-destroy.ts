@@ -1,59 +1,29 @@
 // `kpt-ts live destroy [PKG_PATH | -]`
 
 import { runDestroy } from "../engine/run-destroy.js";
-import { ResultError } from "../errors.js";
-import { statsFailed } from "../events.js";
-import { DEFAULT_HISTORY_LIMIT } from "../history/change-record.js";
-import { recordChanges } from "../history/record-changes.js";
-import { readPackage } from "../object/read-package.js";
-import { printRun } from "../print/printer.js";
-import { wantsProgressView } from "../print/progress-view.js";
-import { durationFlag, inventoryPolicyFlag, nonNegativeIntFlag, outputFlag, parseFlag, positiveIntFlag, propagationFlag, type GlobalFlags } from "./flags.js";
+import type { FlagValues } from "./flag-spec.js";
+import type { destroyFlags, GlobalFlags } from "./command-specs.js";
 import { confirmHook } from "./confirm-deletes.js";
-import { colorFor, packageText, type CommandIO } from "./io.js";
+import { colorFor, readCommandPackage, type CommandIO } from "./io.js";
 import { openCluster } from "./open-cluster.js";
+import { showRun } from "./show-run.js";
 
-export interface DestroyFlags extends GlobalFlags {
-  dryRun?: boolean;
-  inventoryPolicy: string;
-  output: string;
-  showStatusEvents?: boolean;
-  statusPolicy: string;
-  deletePropagationPolicy: string;
-  deleteTimeout?: string;
-  concurrency?: string;
-  historyLimit?: string;
-  yes?: boolean;
-}
-
-export async function liveDestroy(pkgPath: string, f: DestroyFlags, io: CommandIO): Promise<void> {
-  const output = parseFlag(outputFlag, f.output, "output");
-  const options = {
-    dryRun: f.dryRun ? ("client" as const) : ("none" as const),
-    inventoryPolicy: parseFlag(inventoryPolicyFlag, f.inventoryPolicy, "inventory-policy"),
-    prunePropagationPolicy: parseFlag(propagationFlag, f.deletePropagationPolicy, "delete-propagation-policy"),
-    pruneTimeoutMs: durationFlag(f.deleteTimeout, "delete-timeout"),
-    concurrency: positiveIntFlag(f.concurrency, "concurrency"),
-    signal: io.signal,
-  };
-  const historyLimit = nonNegativeIntFlag(f.historyLimit, "history-limit") ?? DEFAULT_HISTORY_LIMIT;
-  const pkg = await readPackage(pkgPath, { stdin: await packageText(pkgPath, io), onWarning: (w) => io.stderr.write(`[WARN] ${w}\n`) });
-  const cluster = openCluster(f, { maxSockets: (options.concurrency ?? 16) + 32 });
+export async function liveDestroy(pkgPath: string, f: FlagValues<typeof destroyFlags>, g: GlobalFlags, io: CommandIO): Promise<void> {
+  const dryRun = f.dryRun ? ("client" as const) : ("none" as const);
+  const pkg = await readCommandPackage(pkgPath, io);
+  const cluster = openCluster(g, { maxSockets: (f.concurrency ?? 16) + 32 });
   try {
-    const color = colorFor(io, f);
-    const events = runDestroy(pkg, cluster, { ...options, confirm: confirmHook(pkg, { command: "destroy", yes: Boolean(f.yes), dryRun: options.dryRun !== "none", output, color }, io) });
-    const stats = await printRun(recordChanges(events, { cluster, keep: historyLimit, onWarning: (w) => io.stderr.write(`[WARN] ${w}\n`) }), {
-      output,
-      stdout: io.stdout,
-      stderr: io.stderr,
-      color,
-      tty: Boolean(io.stdout.isTTY),
-      showStatusEvents: Boolean(f.showStatusEvents),
-      ...(wantsProgressView({ output, stderrIsTTY: Boolean(io.stderr.isTTY), env: io.env, colorFlag: f.color === false ? false : undefined })
-        ? { progress: { columns: io.stderr.columns ?? 80, rows: io.stderr.rows ?? 24, signal: io.signal } }
-        : {}),
+    const confirm = confirmHook(pkg, { command: "destroy", yes: f.yes, dryRun: f.dryRun, output: f.output, color: colorFor(io, g) }, io);
+    const events = runDestroy(pkg, cluster, {
+      dryRun,
+      inventoryPolicy: f.inventoryPolicy,
+      prunePropagationPolicy: f.deletePropagationPolicy,
+      pruneTimeoutMs: f.deleteTimeout,
+      concurrency: f.concurrency,
+      signal: io.signal,
+      confirm,
     });
-    if (statsFailed(stats)) throw new ResultError("some objects failed to be deleted");
+    await showRun(events, { command: "destroy", cluster, output: f.output, showStatusEvents: f.showStatusEvents, historyLimit: f.historyLimit, globals: g, io });
   } finally {
     cluster.close();
   }

@@ -2,20 +2,13 @@
 
 import { loadConnection } from "../cluster/kubeconfig.js";
 import { ClusterError } from "../errors.js";
-import type { GlobalFlags } from "./flags.js";
+import type { FlagValues } from "./flag-spec.js";
+import type { GlobalFlags, initFlags } from "./command-specs.js";
 import type { CommandIO } from "./io.js";
 import { runLiveInit } from "./live-init.js";
 
-export interface InitFlags extends GlobalFlags {
-  name?: string;
-  inventoryId?: string;
-  force?: boolean;
-  quiet?: boolean;
-  rgFile: string;
-}
-
 /** The context's namespace as kpt picks it; a machine without a kubeconfig still gets "default". */
-function contextNamespace(f: GlobalFlags): string {
+function contextNamespace(f: Pick<GlobalFlags, "kubeconfig" | "context">): string {
   try {
     return loadConnection({ kubeconfig: f.kubeconfig, context: f.context }).namespace;
   } catch (err) {
@@ -24,16 +17,16 @@ function contextNamespace(f: GlobalFlags): string {
   }
 }
 
-export async function liveInit(pkgPath: string, f: InitFlags, io: CommandIO): Promise<void> {
+export async function liveInit(pkgPath: string, f: FlagValues<typeof initFlags>, g: GlobalFlags, io: CommandIO): Promise<void> {
   await runLiveInit({
     dir: pkgPath,
     name: f.name,
-    namespace: f.namespace,
+    namespace: g.namespace,
     inventoryId: f.inventoryId,
-    force: Boolean(f.force),
-    quiet: Boolean(f.quiet),
+    force: f.force,
+    quiet: f.quiet,
     rgFile: f.rgFile,
-    contextNamespace: f.namespace ?? contextNamespace(f),
+    contextNamespace: g.namespace ?? contextNamespace(g),
     stderr: io.stderr,
   });
 }

@@ -7,25 +7,21 @@ import { listChanges } from "../history/cluster-history.js";
 import { inventoryRows } from "../history/inventory-list.js";
 import { createPalette } from "../print/color.js";
 import { formatInventoryList, inventoryListJson, printDocument } from "../print/history-printer.js";
-import type { GlobalFlags } from "./flags.js";
+import type { FlagValues } from "./flag-spec.js";
+import type { GlobalFlags, listFlags } from "./command-specs.js";
 import { colorFor, type CommandIO } from "./io.js";
-import { listOutputFlag } from "./live-history.js";
 import { openCluster } from "./open-cluster.js";
 
-export interface ListFlags extends GlobalFlags {
-  output: string;
-}
-
-export async function liveList(f: ListFlags, io: CommandIO): Promise<void> {
-  const output = listOutputFlag(f.output);
-  const cluster = openCluster(f);
+export async function liveList(f: FlagValues<typeof listFlags>, g: GlobalFlags, io: CommandIO): Promise<void> {
+  const output = f.output;
+  const cluster = openCluster(g);
   try {
     // Without -n: every namespace (the context's namespace does not narrow it, as `kapp ls -A`).
     const namespace = cluster.namespaceEnforced ? cluster.defaultNamespace : undefined;
     const groups = (await resourceGroupCrdInstalled(cluster)) ? (await cluster.list("kpt.dev", RESOURCE_GROUP_KIND, namespace, { signal: io.signal })).items : [];
     const changes = groups.length ? await listChanges(cluster, { namespace, signal: io.signal }) : [];
     const rows = inventoryRows(groups, changes, new Date());
-    const color = colorFor(io, f);
+    const color = colorFor(io, g);
     printDocument(() => formatInventoryList(rows, createPalette(color)), () => inventoryListJson(rows), { output, stdout: io.stdout, color });
   } finally {
     cluster.close();
