@@ -3,10 +3,14 @@
 //
 //   import { apply } from "kpt-ts";
 //   for await (const e of apply({ path: "./wordpress", reconcileTimeoutMs: 120_000 })) console.log(e);
+//
+// `plan()` returns what a run would do (the same plan the run performs), writing nothing.
 
 import { runApply } from "./engine/run-apply.js";
 import { runDestroy } from "./engine/run-destroy.js";
 import type { EngineOptions } from "./engine/options.js";
+import { previewPlan } from "./engine/preview-plan.js";
+import type { ApplyPlan, DestroyPlan, RunPlan } from "./plan/types.js";
 import { KubeCluster } from "./cluster/kube-cluster.js";
 import type { KubeconfigOptions } from "./cluster/kubeconfig.js";
 import type { Cluster } from "./cluster/types.js";
@@ -50,6 +54,16 @@ export function destroy(options: TargetOptions & EngineOptions): AsyncIterable<E
   return withCluster(options, (pkg, cluster) => runDestroy(pkg, cluster, options));
 }
 
+/** What `apply` (or, with `command: "destroy"`, `destroy`) would do, as data; nothing is written. */
+export async function plan(options: TargetOptions & EngineOptions & { command?: "apply" | "destroy" }): Promise<RunPlan> {
+  const { pkg, cluster, owned } = await open(options);
+  try {
+    return await previewPlan(options.command ?? "apply", pkg, cluster, options);
+  } finally {
+    if (owned) cluster.close();
+  }
+}
+
 /** The status of the inventory's objects (like `kpt-ts live status`). */
 export function status(options: TargetOptions & FollowStatusOptions): AsyncIterable<StatusEvent> {
   return withCluster(options, async function* (pkg, cluster) {
@@ -58,7 +72,9 @@ export function status(options: TargetOptions & FollowStatusOptions): AsyncItera
 }
 
 export { runApply, runDestroy, readPackage, KubeCluster, followStatus };
-export type { EngineOptions, Cluster, Package, FollowStatusOptions };
+export type { EngineOptions, Cluster, Package, FollowStatusOptions, RunPlan, ApplyPlan, DestroyPlan };
+export type { PlannedApply, PlannedDelete, PlannedOperation } from "./plan/types.js";
+export { countPlan, planChangesNothing } from "./plan/types.js";
 export type * from "./events.js";
 export { formatRef, refKey, type ObjRef } from "./object/ref.js";
 export { computeStatus } from "./status/compute-status.js";

@@ -1,7 +1,7 @@
 // The engine as a library: a TypeScript program imports `kpt-ts` by its package name (the
 // package's own `exports`, as a dependent project resolves it) and deploys without a CLI.
 import { afterAll, describe, expect, it } from "vitest";
-import { apply, destroy, status, PackageError, type EngineEvent } from "kpt-ts";
+import { apply, destroy, plan, status, PackageError, type EngineEvent } from "kpt-ts";
 import { writePackage } from "../helpers/fixtures.js";
 import { createNamespace, kubeconfig, kubectl } from "../helpers/run.js";
 import { configMap, deployment, docs, getObject, inventoryRefs, ref } from "../helpers/scenario.js";
@@ -45,6 +45,24 @@ describe("import { apply, status, destroy } from \"kpt-ts\"", () => {
     ]);
     expect(await getObject("configmaps", "settings", ns)).toBeUndefined();
     expect(await getObject("resourcegroups.kpt.dev", "inv", ns)).toBeUndefined();
+  });
+
+  it("plan() says what the next apply would do, object by object, and writes nothing", async () => {
+    const ns = await createNamespace("e2e-lib-plan");
+    namespaces.push(ns);
+    const rg = `apiVersion: kpt.dev/v1alpha1\nkind: ResourceGroup\nmetadata:\n  name: inv\n  namespace: ${ns}\n  labels: {cli-utils.sigs.k8s.io/inventory-id: plan-${ns}}\n`;
+    const first = await writePackage({ "rg.yaml": rg, "app.yaml": docs(configMap("kept", ns), configMap("dropped", ns)) });
+    await collect(apply({ path: first, kubeconfig: kubeconfig() }));
+    const next = await writePackage({ "rg.yaml": rg, "app.yaml": docs(configMap("kept", ns), configMap("new", ns)) });
+    const before = (await getObject("resourcegroups.kpt.dev", "inv", ns))?.metadata.resourceVersion;
+
+    const p = await plan({ path: next, kubeconfig: kubeconfig() });
+    if (p.command !== "apply") throw new Error("expected an apply plan");
+    expect(p.applies.map((a) => `${a.ref.name} ${a.operation}`).sort()).toEqual(["kept unchanged", "new create"]);
+    expect(p.deletes.map((d) => `${d.ref.name} ${d.decision.action}`)).toEqual(["dropped delete"]);
+    expect(await getObject("configmaps", "new", ns)).toBeUndefined();
+    expect(await getObject("configmaps", "dropped", ns)).toBeDefined();
+    expect((await getObject("resourcegroups.kpt.dev", "inv", ns))?.metadata.resourceVersion).toBe(before);
   });
 
   it("throws the typed PackageError for a bad package, before touching the cluster", async () => {

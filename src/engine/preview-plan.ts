@@ -1,0 +1,22 @@
+// The plan of a run without performing it: what `apply()` or `destroy()` would do, for programs
+// that show or check it first (the library's `plan()`). Reads the cluster, writes nothing.
+
+import type { Cluster } from "../cluster/types.js";
+import type { Package } from "../object/types.js";
+import { gatherApplyFacts, gatherDestroyFacts } from "../plan/gather.js";
+import { planApply } from "../plan/plan-apply.js";
+import { planDestroy } from "../plan/plan-destroy.js";
+import type { RunPlan } from "../plan/types.js";
+import { resolveOptions, type EngineOptions } from "./options.js";
+
+export async function previewPlan(command: "apply" | "destroy", pkg: Package, cluster: Cluster, options: EngineOptions = {}): Promise<RunPlan> {
+  const o = resolveOptions(options);
+  if (command === "destroy") {
+    const { facts, cache } = await gatherDestroyFacts(pkg, cluster, { signal: o.signal });
+    cache.close();
+    return planDestroy(facts, { inventoryPolicy: o.inventoryPolicy });
+  }
+  const { facts, cache } = await gatherApplyFacts(pkg, cluster, { serverSide: o.serverSide, signal: o.signal });
+  cache.close();
+  return planApply(facts, { dryRun: true, serverSide: o.serverSide, fieldManager: o.fieldManager, inventoryPolicy: o.inventoryPolicy, installResourceGroup: o.installResourceGroup });
+}

@@ -1,0 +1,126 @@
+// The module map in docs/architecture.md is the rule: every folder of src/ is in it, every import
+// stays within the folders its row allows, and no import cycle exists (between files or folders).
+
+import { readdirSync, readFileSync, statSync } from "node:fs";
+import { dirname, join, relative, resolve } from "node:path";
+import { describe, expect, it } from "vitest";
+
+const ROOT = resolve(import.meta.dirname, "../..");
+const SRC = join(ROOT, "src");
+
+function sourceFiles(dir: string): string[] {
+  return readdirSync(dir).flatMap((f) => {
+    const p = join(dir, f);
+    return statSync(p).isDirectory() ? sourceFiles(p) : p.endsWith(".ts") ? [p] : [];
+  });
+}
+
+/** Relative imports of a file (type-only ones too: they shape the layering as much). */
+function importsOf(file: string): string[] {
+  const text = readFileSync(file, "utf8");
+  return [...text.matchAll(/(?:import|export)[^"';]*?from\s+["'](\.[^"']+)["']|import\(\s*["'](\.[^"']+)["']\s*\)/g)].map((m) =>
+    resolve(dirname(file), (m[1] ?? m[2])!).replace(/\.js$/, ".ts"),
+  );
+}
+
+const folderOf = (file: string): string => {
+  const parts = relative(SRC, file).split("/");
+  return parts.length > 1 ? parts[0]! : "";
+};
+
+/** The module map: folder -> folders it may import. */
+function moduleMap(): Map<string, Set<string>> {
+  const doc = readFileSync(join(ROOT, "docs/architecture.md"), "utf8");
+  const rows = [...doc.matchAll(/^\| `([a-z-]+)` \|[^|]*\|([^|]*)\|$/gm)];
+  return new Map(rows.map((m) => [m[1]!, new Set([...m[2]!.matchAll(/`([a-z-]+)`/g)].map((x) => x[1]!))]));
+}
+
+const files = sourceFiles(SRC);
+const graph = new Map(files.map((f) => [f, importsOf(f).filter((t) => files.includes(t))]));
+
+describe("the module map (docs/architecture.md)", () => {
+  const map = moduleMap();
+
+  it("lists exactly the folders of src/", () => {
+    const folders = readdirSync(SRC).filter((f) => statSync(join(SRC, f)).isDirectory());
+    expect([...map.keys()].sort()).toEqual(folders.sort());
+  });
+
+  it("is respected by every import", () => {
+    const crossings: string[] = [];
+    for (const [file, targets] of graph) {
+      const from = folderOf(file);
+      if (from === "") continue; // cli.ts and index.ts wire everything
+      for (const t of targets) {
+        const to = folderOf(t);
+        if (to === from || to === "") continue;
+        if (!map.get(from)?.has(to)) crossings.push(`${relative(SRC, file)} -> ${relative(SRC, t)}`);
+      }
+    }
+    expect(crossings).toEqual([]);
+  });
+
+  it("has no import cycle between files", () => {
+    expect(cycles(graph).map((c) => c.map((f) => relative(SRC, f)).join(" -> "))).toEqual([]);
+  });
+
+  it("has no import cycle between folders", () => {
+    const folders = new Map<string, string[]>();
+    for (const [file, targets] of graph) {
+      const from = folderOf(file);
+      if (from === "") continue;
+      const set = new Set(folders.get(from) ?? []);
+      for (const t of targets) if (folderOf(t) !== from && folderOf(t) !== "") set.add(folderOf(t));
+      folders.set(from, [...set]);
+    }
+    expect(cycles(folders)).toEqual([]);
+  });
+
+  it("keeps the cluster client, chalk and process.exit where they belong", () => {
+    const offenders = files.flatMap((f) => {
+      const text = readFileSync(f, "utf8");
+      const rel = relative(SRC, f);
+      const out: string[] = [];
+      if (/from "@kubernetes\/client-node"|import\("@kubernetes\/client-node"\)/.test(text) && folderOf(f) !== "cluster") out.push(`${rel}: @kubernetes/client-node`);
+      if (/from "chalk"/.test(text) && folderOf(f) !== "print") out.push(`${rel}: chalk`);
+      if (/\bprocess\.exit\(/.test(text) && rel !== "cli.ts") out.push(`${rel}: process.exit`);
+      return out;
+    });
+    expect(offenders).toEqual([]);
+  });
+});
+
+/** Strongly connected components with more than one member (Tarjan). */
+function cycles(g: Map<string, string[]>): string[][] {
+  const index = new Map<string, number>();
+  const low = new Map<string, number>();
+  const stack: string[] = [];
+  const on = new Set<string>();
+  const out: string[][] = [];
+  let n = 0;
+  const visit = (v: string): void => {
+    index.set(v, n);
+    low.set(v, n++);
+    stack.push(v);
+    on.add(v);
+    for (const w of g.get(v) ?? []) {
+      if (!g.has(w)) continue;
+      if (!index.has(w)) {
+        visit(w);
+        low.set(v, Math.min(low.get(v)!, low.get(w)!));
+      } else if (on.has(w)) low.set(v, Math.min(low.get(v)!, index.get(w)!));
+    }
+    if (low.get(v) === index.get(v)) {
+      const c: string[] = [];
+      let w: string;
+      do {
+        w = stack.pop()!;
+        on.delete(w);
+        c.push(w);
+      } while (w !== v);
+      if (c.length > 1) out.push(c.sort());
+    }
+  };
+  for (const v of g.keys()) if (!index.has(v)) visit(v);
+  return out;
+}
