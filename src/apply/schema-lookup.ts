@@ -34,10 +34,6 @@ const BUILTIN_GROUPS = new Set([
   "storagemigration.k8s.io",
 ]);
 
-export function isBuiltinGroup(group: string): boolean {
-  return BUILTIN_GROUPS.has(group);
-}
-
 /** A per-run lookup; each group/version's OpenAPI document is fetched at most once. */
 export function schemaLookup(cluster: Cluster): (obj: KubeObject) => Promise<PatchSchema | undefined> {
   const schemas = new Map<string, Promise<PatchSchema | undefined>>();

@@ -9,7 +9,7 @@ import { ApiError, apiErrorFrom, briefApiError } from "./api-error.js";
 import { RestMapper, type ResourceMapping } from "./discovery.js";
 import { loadConnection, type KubeconfigOptions } from "./kubeconfig.js";
 import { Transport } from "./transport.js";
-import { WatchExpiredError, type Cluster, type DeleteOptions, type ListResult, type PatchType, type PropagationPolicy, type Scope, type WatchEvent, type WatchQuery, type WriteOptions } from "./types.js";
+import { WatchExpiredError, type Cluster, type DeleteOptions, type ListResult, type PatchType, type Scope, type WatchEvent, type WatchQuery, type WriteOptions } from "./types.js";
 
 const PATCH_CONTENT_TYPES: Record<PatchType | "apply", string> = {
   strategic: "application/strategic-merge-patch+json",

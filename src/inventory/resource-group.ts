@@ -1,7 +1,7 @@
 // The in-cluster inventory object: a kpt.dev/v1alpha1 ResourceGroup listing every object the
 // package owns. Pure conversions between it and sets of refs.
 
-import { compareRefs, refKey, type ObjRef } from "../object/ref.js";
+import { refKey, type ObjRef } from "../object/ref.js";
 import type { InventoryInfo, KubeObject } from "../object/types.js";
 import { INVENTORY_ID_LABEL, RESOURCE_GROUP_API_VERSION, RESOURCE_GROUP_KIND } from "./keys.js";
 
@@ -85,8 +85,4 @@ export function buildResourceGroupStatus(rg: KubeObject, entries: ResourceStatus
   }
   out.status = status;
   return out;
-}
-
-export function sortedRefs(refs: Iterable<ObjRef>): ObjRef[] {
-  return [...refs].sort(compareRefs);
 }

@@ -31,10 +31,6 @@ export function refKey(r: ObjRef): string {
   return `${r.group}/${r.kind}/${r.namespace}/${r.name}`;
 }
 
-export function sameRef(a: ObjRef, b: ObjRef): boolean {
-  return a.group === b.group && a.kind === b.kind && a.namespace === b.namespace && a.name === b.name;
-}
-
 /** `deployment.apps`, `configmap`: kpt's lower-cased GroupKind. */
 export function formatGroupKind(r: Pick<ObjRef, "group" | "kind">): string {
   return (r.group ? `${r.kind}.${r.group}` : r.kind).toLowerCase();

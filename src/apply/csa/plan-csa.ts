@@ -12,11 +12,6 @@ import { createThreeWayMergePatch, createThreeWayStrategicPatch, isEmptyPatch } 
 
 export type CsaPatchType = "strategic" | "merge";
 
-export const PATCH_CONTENT_TYPE: Record<CsaPatchType, string> = {
-  strategic: "application/strategic-merge-patch+json",
-  merge: "application/merge-patch+json",
-};
-
 export type CsaPlan =
   | { op: "create"; body: KubeObject }
   | { op: "unchanged" }
