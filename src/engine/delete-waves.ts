@@ -11,6 +11,7 @@ import type { PlannedDelete } from "../plan/types.js";
 import { deleteBlockedBy } from "../prune/dependency-gate.js";
 import { detachFromInventory } from "../prune/detach.js";
 import type { LiveCache } from "../status/live-cache.js";
+import type { ComputeStatusOptions } from "../status/types.js";
 import { waitFor, type WaitTarget } from "../status/wait-for.js";
 import { forEachLimited } from "../util/pool.js";
 import type { Recorder } from "./recorder.js";
@@ -25,6 +26,7 @@ export interface DeleteWavesContext {
   timeoutMs?: number;
   concurrency: number;
   signal?: AbortSignal;
+  statusOptions?: Omit<ComputeStatusOptions, "now">;
   /** Index of the first wave, for events. */
   firstWave: number;
 }
@@ -87,7 +89,7 @@ export async function runDeleteWaves(ctx: DeleteWavesContext, deletes: readonly 
       if (a === "Successful") recorder.emit({ type: "wait", ref, status: "Successful" }); // was already gone
       else if (a !== undefined) recorder.emit({ type: "wait", ref, status: "Skipped" });
     }
-    await waitFor(cache, targets, { desired: "NotFound", wave: waveIndex, timeoutMs: ctx.timeoutMs, signal: ctx.signal, emit: recorder.emit });
+    await waitFor(cache, targets, { desired: "NotFound", wave: waveIndex, timeoutMs: ctx.timeoutMs, signal: ctx.signal, emit: recorder.emit, statusOptions: ctx.statusOptions });
     recorder.emit({ type: "group", action: "Wait", status: "Finished", wave: waveIndex });
   }
   return { abandoned };

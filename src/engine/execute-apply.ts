@@ -86,7 +86,7 @@ export async function executeApply(plan: ApplyPlan, cluster: Cluster, cache: Liv
     if (!dry && !o.signal?.aborted) {
       emit({ type: "group", action: "Wait", status: "Started", wave: waveIndex });
       for (const ref of wave) if (recorder.actuated(ref) !== "Successful") emit({ type: "wait", ref, status: "Skipped" });
-      await waitFor(cache, targets, { desired: "Current", wave: waveIndex, timeoutMs: o.reconcileTimeoutMs, signal: o.signal, emit, explainer });
+      await waitFor(cache, targets, { desired: "Current", wave: waveIndex, timeoutMs: o.reconcileTimeoutMs, signal: o.signal, emit, explainer, statusOptions: o.statusOptions });
       emit({ type: "group", action: "Wait", status: "Finished", wave: waveIndex });
       await afterCrdWave(wave, byKey, recorder, cluster, cache, o.signal);
     }
@@ -107,6 +107,7 @@ export async function executeApply(plan: ApplyPlan, cluster: Cluster, cache: Liv
           timeoutMs: o.pruneTimeoutMs,
           concurrency: o.concurrency,
           signal: o.signal,
+          statusOptions: o.statusOptions,
           firstWave: waveIndex,
         },
         plan.deletes,

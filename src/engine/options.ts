@@ -4,6 +4,7 @@ import type { PropagationPolicy } from "../cluster/types.js";
 import type { DryRunStrategy } from "../events.js";
 import type { InventoryPolicy } from "../inventory/policy.js";
 import type { RunPlan } from "../plan/types.js";
+import type { ComputeStatusOptions } from "../status/types.js";
 
 export interface EngineOptions {
   dryRun?: DryRunStrategy;
@@ -23,6 +24,8 @@ export interface EngineOptions {
   /** Poll period where the server refuses watches. */
   pollPeriodMs?: number;
   signal?: AbortSignal;
+  /** How statuses are computed beyond kstatus' defaults (health rules), in every wait. */
+  statusOptions?: Omit<ComputeStatusOptions, "now">;
   /**
    * Awaited once the plan is known, before the first write (never in dry-run); throwing stops
    * the run with nothing changed. The CLI asks the user here before deleting anything.
@@ -30,8 +33,8 @@ export interface EngineOptions {
   confirm?: (plan: RunPlan) => Promise<void>;
 }
 
-export type ResolvedOptions = Required<Omit<EngineOptions, "reconcileTimeoutMs" | "pruneTimeoutMs" | "signal" | "confirm">> &
-  Pick<EngineOptions, "reconcileTimeoutMs" | "pruneTimeoutMs" | "signal" | "confirm">;
+export type ResolvedOptions = Required<Omit<EngineOptions, "reconcileTimeoutMs" | "pruneTimeoutMs" | "signal" | "confirm" | "statusOptions">> &
+  Pick<EngineOptions, "reconcileTimeoutMs" | "pruneTimeoutMs" | "signal" | "confirm" | "statusOptions">;
 
 export const DEFAULT_CONCURRENCY = 16;
 
@@ -51,5 +54,6 @@ export function resolveOptions(o: EngineOptions): ResolvedOptions {
     pollPeriodMs: o.pollPeriodMs ?? 2000,
     signal: o.signal,
     confirm: o.confirm,
+    statusOptions: o.statusOptions,
   };
 }

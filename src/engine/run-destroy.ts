@@ -56,6 +56,7 @@ async function executeDestroy(plan: DestroyPlan, cluster: Cluster, cache: LiveCa
       timeoutMs: o.pruneTimeoutMs,
       concurrency: o.concurrency,
       signal: o.signal,
+      statusOptions: o.statusOptions,
       firstWave: 0,
     },
     plan.deletes,

@@ -37,7 +37,7 @@ export function computeStatus(obj: KubeObject, opts: ComputeStatusOptions = {}):
 
 export const NOT_FOUND: StatusResult = { status: "NotFound", message: "Resource not found" };
 
-/** The status of an object as the cache knows it; absent means NotFound. */
-export function statusOfLive(obj: KubeObject | undefined, now: Date): StatusResult {
-  return obj ? computeStatus(obj, { now }) : NOT_FOUND;
+/** The status of an object as the cache knows it; absent means NotFound. `opts` adds the run's rules. */
+export function statusOfLive(obj: KubeObject | undefined, now: Date, opts: ComputeStatusOptions = {}): StatusResult {
+  return obj ? computeStatus(obj, { ...opts, now }) : NOT_FOUND;
 }

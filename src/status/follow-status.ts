@@ -8,6 +8,7 @@ import type { StatusEvent } from "../events.js";
 import { refKey, type ObjRef } from "../object/ref.js";
 import { aggregateStatus } from "./aggregate.js";
 import { LiveCache } from "./live-cache.js";
+import type { ComputeStatusOptions } from "./types.js";
 
 export type PollUntil = "known" | "current" | "deleted" | "forever";
 
@@ -17,6 +18,8 @@ export interface FollowStatusOptions {
   pollPeriodMs?: number;
   signal?: AbortSignal;
   now?: () => Date;
+  /** How statuses are computed beyond kstatus' defaults (the package's health rules). */
+  statusOptions?: Omit<ComputeStatusOptions, "now">;
 }
 
 export function followStatus(cluster: Cluster, refs: ObjRef[], opts: FollowStatusOptions = {}): AsyncIterable<StatusEvent> {
@@ -31,7 +34,7 @@ export function followStatus(cluster: Cluster, refs: ObjRef[], opts: FollowStatu
 
   const publish = (ref: ObjRef) => {
     const object = cache.get(ref);
-    const r = statusOfLive(object, now());
+    const r = statusOfLive(object, now(), opts.statusOptions);
     const prev = last.get(refKey(ref));
     if (prev && prev.status === r.status && prev.message === r.message) return;
     const ev: StatusEvent = { type: "status", ref, status: r.status, message: r.message, ...(object ? { object } : {}) };

@@ -8,7 +8,7 @@ import type { KubeObject } from "../object/types.js";
 import { describeWaitingFor, isReconciled } from "./aggregate.js";
 import { NOT_FOUND, statusOfLive } from "./compute-status.js";
 import type { LiveCache } from "./live-cache.js";
-import type { DesiredStatus, StatusResult } from "./types.js";
+import type { ComputeStatusOptions, DesiredStatus, StatusResult } from "./types.js";
 import { MAX_EXPLAINED, type WaitExplainer } from "./wait-explainer.js";
 
 /** How long an object waits before kpt-ts looks at what it waits on (most are ready sooner). */
@@ -36,6 +36,8 @@ export interface WaitOptions {
   /** Tells what slow objects wait on (their Pods, ...); only for waits until Current. */
   explainer?: Pick<WaitExplainer, "explain" | "canExplain">;
   explainAfterMs?: number;
+  /** How statuses are computed beyond kstatus' defaults (the run's health rules). */
+  statusOptions?: Omit<ComputeStatusOptions, "now">;
 }
 
 
@@ -52,12 +54,12 @@ export async function waitFor(cache: LiveCache, targets: WaitTarget[], opts: Wai
     if (unreadable) return { result: { status: "Unknown", message: `cannot read its status: ${unreadable}` }, done: "Failed" };
     if (opts.desired === "NotFound") {
       if (!live || (t.uid && live.metadata.uid !== t.uid)) return { result: NOT_FOUND, done: "Successful" };
-      return { result: statusOfLive(live, now()) };
+      return { result: statusOfLive(live, now(), opts.statusOptions) };
     }
     // Applied, then gone: another run of the package (a destroy, a prune) or someone else deleted
     // it. It will not become Current; waiting for it would never end.
     if (!live) return { result: { status: "NotFound", message: "it was deleted after this run applied it (another run of this package, or someone else, deleted it): apply again" }, done: "Failed" };
-    const result = statusOfLive(live, now());
+    const result = statusOfLive(live, now(), opts.statusOptions);
     if (isReconciled(result.status, "Current", { liveGeneration: live?.metadata.generation, appliedGeneration: t.minGeneration })) return { result, done: "Successful" };
     if (result.status === "Failed") return { result, done: "Failed" };
     return { result };
