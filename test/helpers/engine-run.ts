@@ -1,0 +1,141 @@
+// Running the engine on the in-memory cluster: packages built in memory, the events of a run
+// collected, and each event described in one line, so a test can assert a run's exact sequence.
+
+import { apply, destroy } from "../../src/index.js";
+import type { EngineOptions } from "../../src/engine/options.js";
+import type { EngineEvent, RunStats } from "../../src/events.js";
+import { DEPENDS_ON_ANNOTATION as DEPENDS_ON } from "../../src/order/depends-on.js";
+import { formatDependsOnRef, refOf, type ObjRef } from "../../src/object/ref.js";
+import type { InventoryInfo, KubeObject, Package } from "../../src/object/types.js";
+import { OWNING_INVENTORY_ANNOTATION } from "../../src/inventory/keys.js";
+import { MemoryCluster } from "./memory-cluster.js";
+
+export const NS = "app";
+export const INVENTORY: InventoryInfo = { name: "inv", namespace: NS, id: "inv-id", labels: {}, annotations: {}, origin: "resourcegroup", source: { file: "resourcegroup.yaml", line: 1 } };
+
+export function namespace(name = NS): KubeObject {
+  return { apiVersion: "v1", kind: "Namespace", metadata: { name } };
+}
+
+export function configMap(name: string, o: { data?: Record<string, string>; dependsOn?: KubeObject[]; annotations?: Record<string, string>; namespace?: string } = {}): KubeObject {
+  return withMeta({ apiVersion: "v1", kind: "ConfigMap", metadata: { name, namespace: o.namespace ?? NS }, data: o.data ?? { key: "value" } }, o);
+}
+
+export function deployment(name: string, o: { replicas?: number; dependsOn?: KubeObject[]; annotations?: Record<string, string> } = {}): KubeObject {
+  const labels = { app: name };
+  return withMeta(
+    {
+      apiVersion: "apps/v1",
+      kind: "Deployment",
+      metadata: { name, namespace: NS },
+      spec: { replicas: o.replicas ?? 1, selector: { matchLabels: labels }, template: { metadata: { labels }, spec: { containers: [{ name: "main", image: "nginx" }] } } },
+    },
+    o,
+  );
+}
+
+export function service(name: string, o: { dependsOn?: KubeObject[] } = {}): KubeObject {
+  return withMeta({ apiVersion: "v1", kind: "Service", metadata: { name, namespace: NS }, spec: { ports: [{ port: 80 }] } }, o);
+}
+
+export function pod(name: string, o: { dependsOn?: KubeObject[]; image?: string } = {}): KubeObject {
+  return withMeta({ apiVersion: "v1", kind: "Pod", metadata: { name, namespace: NS }, spec: { containers: [{ name: "main", image: o.image ?? "nginx" }] } }, o);
+}
+
+function withMeta(obj: KubeObject, o: { dependsOn?: KubeObject[]; annotations?: Record<string, string> }): KubeObject {
+  const annotations = { ...o.annotations, ...(o.dependsOn?.length ? { [DEPENDS_ON]: o.dependsOn.map((d) => formatDependsOnRef(refOf(d))).join(",") } : {}) };
+  if (Object.keys(annotations).length) obj.metadata.annotations = annotations;
+  return obj;
+}
+
+/** The same object as it would be left in the cluster by another inventory. */
+export function ownedBy(obj: KubeObject, inventoryId: string): KubeObject {
+  return { ...obj, metadata: { ...obj.metadata, annotations: { ...obj.metadata.annotations, [OWNING_INVENTORY_ANNOTATION]: inventoryId } } };
+}
+
+export function pkg(...objects: KubeObject[]): Package {
+  return { path: "memory", inventory: INVENTORY, objects: objects.map((object) => ({ object: structuredClone(object), source: { file: `${object.metadata.name}.yaml`, pkgFile: `${object.metadata.name}.yaml`, line: 1 } })) };
+}
+
+/** A Deployment's status once its controller has rolled it out (kstatus: Current). */
+export function availableStatus(obj: KubeObject): Record<string, unknown> {
+  const replicas = ((obj.spec as { replicas?: number } | undefined)?.replicas ?? 1) as number;
+  return {
+    observedGeneration: obj.metadata.generation,
+    replicas,
+    updatedReplicas: replicas,
+    readyReplicas: replicas,
+    availableReplicas: replicas,
+    conditions: [
+      { type: "Available", status: "True", reason: "MinimumReplicasAvailable" },
+      { type: "Progressing", status: "True", reason: "NewReplicaSetAvailable" },
+    ],
+  };
+}
+
+/** Deployments become Available `delayMs` after each write, as their controller would make them. */
+export function rollOutDeployments(cluster: MemoryCluster, delayMs = 5): MemoryCluster {
+  return cluster.onWrite({ kind: "Deployment", verb: ["create", "patch", "update"] }, (d) => cluster.setStatus(refOf(d), availableStatus(d)), { delayMs });
+}
+
+/** Options for quick, deterministic runs: one object at a time (events in plan order within a wave). */
+export const QUICK: EngineOptions = { concurrency: 1, pollPeriodMs: 50 };
+
+export async function collect(events: AsyncIterable<EngineEvent>): Promise<{ events: EngineEvent[]; error?: unknown }> {
+  const out: EngineEvent[] = [];
+  try {
+    for await (const e of events) out.push(e);
+    return { events: out };
+  } catch (error) {
+    return { events: out, error };
+  }
+}
+
+export async function runApply(cluster: MemoryCluster, p: Package, o: EngineOptions = {}): Promise<{ events: EngineEvent[]; error?: unknown }> {
+  return collect(apply({ package: p, cluster, ...QUICK, ...o }));
+}
+
+export async function runDestroy(cluster: MemoryCluster, p: Package, o: EngineOptions = {}): Promise<{ events: EngineEvent[]; error?: unknown }> {
+  return collect(destroy({ package: p, cluster, ...QUICK, ...o }));
+}
+
+const name = (r: ObjRef) => `${r.kind}/${r.name}`;
+
+function describeStats(s: RunStats): string {
+  const a = s.apply;
+  return [
+    `apply ${a.successful}ok ${a.skipped}skip ${a.failed}fail (${a.created} created, ${a.configured} configured, ${a.unchanged} unchanged)`,
+    `prune ${s.prune.successful}/${s.prune.skipped}/${s.prune.failed}`,
+    `delete ${s.delete.successful}/${s.delete.skipped}/${s.delete.failed}`,
+    `wait ${s.wait.successful}ok ${s.wait.skipped}skip ${s.wait.failed}fail ${s.wait.timeout}timeout`,
+  ].join(", ");
+}
+
+/**
+ * One line per event: `Apply Started 0`, `apply Successful created ConfigMap/a`, `wait Pending
+ * Deployment/web`, `status Current Deployment/web`, `prune Skipped ConfigMap/b: why`,
+ * `summary ...`. `waiting` (progress every two seconds) is left out: it depends on the clock.
+ */
+export function describeEvents(events: EngineEvent[]): string[] {
+  return events.flatMap((e): string[] => {
+    switch (e.type) {
+      case "init":
+        return [`init ${e.command}${e.dryRun !== "none" ? ` dry-run=${e.dryRun}` : ""}: ${e.objects.map((o) => `${o.action} ${name(o.ref)}`).join(", ")}`];
+      case "group":
+        return [`${e.action} ${e.status}${e.wave !== undefined ? ` ${e.wave}` : ""}`];
+      case "apply":
+        return [`apply ${e.status}${e.operation ? ` ${e.operation}` : ""} ${name(e.ref)}${e.error ? `: ${e.error}` : ""}`];
+      case "prune":
+      case "delete":
+        return [`${e.type} ${e.status} ${name(e.ref)}${e.error ? `: ${e.error}` : ""}`];
+      case "wait":
+        return [`wait ${e.status} ${name(e.ref)}${e.status === "Failed" || e.status === "Timeout" ? `: ${e.message ?? ""}` : ""}`];
+      case "status":
+        return [`status ${e.status} ${name(e.ref)}`];
+      case "summary":
+        return [`summary ${describeStats(e.stats)}`];
+      case "waiting":
+        return [];
+    }
+  });
+}

@@ -1,0 +1,689 @@
+// The engine's exact event sequences, run on the in-memory cluster (test/helpers/memory-cluster.ts),
+// the way cli-utils' applier_test.go tables its runs: each case sets the cluster up (often by an
+// earlier run), runs apply or destroy, and lists every event in order. A reordered or dropped
+// event fails the case. Runs use concurrency 1, so events within a wave come in plan order.
+
+import { describe, expect, it } from "vitest";
+import type { EngineOptions } from "../../src/engine/options.js";
+import type { EngineEvent } from "../../src/events.js";
+import { statsFailed } from "../../src/events.js";
+import { computeDiff } from "../../src/diff/compute-diff.js";
+import { OWNING_INVENTORY_ANNOTATION } from "../../src/inventory/keys.js";
+import { refsOfResourceGroup } from "../../src/inventory/resource-group.js";
+import { refOf, type ObjRef } from "../../src/object/ref.js";
+import type { KubeObject, Package } from "../../src/object/types.js";
+import {
+  availableStatus,
+  configMap,
+  deployment,
+  describeEvents,
+  INVENTORY,
+  NS,
+  namespace,
+  ownedBy,
+  pkg,
+  pod,
+  rollOutDeployments,
+  runApply,
+  runDestroy,
+  service,
+} from "../helpers/engine-run.js";
+import { invalid, MemoryCluster } from "../helpers/memory-cluster.js";
+
+const INV_REF: ObjRef = { group: "kpt.dev", kind: "ResourceGroup", namespace: INVENTORY.namespace, name: INVENTORY.name };
+
+/** What the inventory in the cluster lists, as `Kind/name`, sorted. */
+function inventoryList(cluster: MemoryCluster): string[] | undefined {
+  const rg = cluster.peek(INV_REF);
+  return rg && refsOfResourceGroup(rg).map((r) => `${r.kind}/${r.name}`).sort();
+}
+
+function exists(cluster: MemoryCluster, obj: KubeObject): boolean {
+  return cluster.peek(refOf(obj)) !== undefined;
+}
+
+/**
+ * A cluster whose Deployments roll out a moment after each write. With `withNamespace`, the
+ * namespace "app" exists already (created by someone else), and packages leave it out.
+ */
+function freshCluster(o: { withNamespace?: boolean } = {}): MemoryCluster {
+  const c = rollOutDeployments(new MemoryCluster());
+  return o.withNamespace === false ? c : c.seed(namespace());
+}
+
+/** The cluster after an apply of `p` that did everything it planned. */
+async function appliedCluster(p: Package, o: EngineOptions = {}): Promise<MemoryCluster> {
+  const cluster = freshCluster({ withNamespace: !p.objects.some((po) => po.object.kind === "Namespace") });
+  const r = await runApply(cluster, p, o);
+  const s = r.error ? undefined : lastStats(r.events);
+  if (!s || statsFailed(s) || s.apply.skipped + s.prune.skipped > 0) throw new Error(`setup apply failed: ${describeEvents(r.events).join("\n")} ${String(r.error)}`);
+  return cluster;
+}
+
+function lastStats(events: EngineEvent[]) {
+  const s = events.at(-1);
+  if (s?.type !== "summary") throw new Error("the run ended without a summary");
+  return s.stats;
+}
+
+const cm = configMap("config");
+const web = deployment("web", { dependsOn: [cm] });
+const svc = service("web");
+const app = pkg(namespace(), cm, svc, web);
+/** The same objects in the namespace someone else created. */
+const inApp = (...objs: KubeObject[]) => pkg(...objs);
+
+interface Scenario {
+  name: string;
+  /** The cluster before the run (earlier runs included). */
+  given: () => Promise<MemoryCluster>;
+  run: (cluster: MemoryCluster) => Promise<{ events: EngineEvent[]; error?: unknown }>;
+  want: string[];
+  /** What the cluster holds afterwards. */
+  then?: (cluster: MemoryCluster) => void;
+}
+
+const apply = (p: Package, o: EngineOptions = {}) => (c: MemoryCluster) => runApply(c, p, o);
+const destroy = (p: Package, o: EngineOptions = {}) => (c: MemoryCluster) => runDestroy(c, p, o);
+
+const kept = configMap("kept", { annotations: { "cli-utils.sigs.k8s.io/on-remove": "keep" } });
+const detached = configMap("detached", { annotations: { "client.lifecycle.config.k8s.io/deletion": "detach" } });
+const first = configMap("first");
+const second = configMap("second", { dependsOn: [first] });
+const third = configMap("third", { dependsOn: [second] });
+const badpod = pod("badpod");
+const afterPod = deployment("after-pod", { dependsOn: [badpod] });
+const slow = deployment("slow");
+const afterSlow = configMap("after-slow", { dependsOn: [slow] });
+
+const scenarios: Scenario[] = [
+  {
+    name: "a first apply installs the inventory CRD, records the inventory, applies wave by wave and waits for each wave to reconcile",
+    given: async () => freshCluster({ withNamespace: false }),
+    run: apply(app),
+    want: [
+      "init apply: Apply Namespace/app, Apply ConfigMap/config, Apply Service/web, Apply Deployment/web",
+      "Inventory Started",
+      "Inventory Finished",
+      "Apply Started 0",
+      "apply Successful created Namespace/app",
+      "Apply Finished 0",
+      "Wait Started 0",
+      "status Current Namespace/app",
+      "wait Successful Namespace/app",
+      "Wait Finished 0",
+      "Apply Started 1",
+      "apply Successful created ConfigMap/config",
+      "apply Successful created Service/web",
+      "Apply Finished 1",
+      "Wait Started 1",
+      "status Current ConfigMap/config",
+      "wait Successful ConfigMap/config",
+      "status Current Service/web",
+      "wait Successful Service/web",
+      "Wait Finished 1",
+      "Apply Started 2",
+      "apply Successful created Deployment/web",
+      "Apply Finished 2",
+      "Wait Started 2",
+      "status InProgress Deployment/web",
+      "wait Pending Deployment/web",
+      "status Current Deployment/web",
+      "wait Successful Deployment/web",
+      "Wait Finished 2",
+      "Inventory Started",
+      "Inventory Finished",
+      "summary apply 4ok 0skip 0fail (4 created, 0 configured, 0 unchanged), prune 0/0/0, delete 0/0/0, wait 4ok 0skip 0fail 0timeout",
+    ],
+    then: (c) => expect(inventoryList(c)).toEqual(["ConfigMap/config", "Deployment/web", "Namespace/app", "Service/web"]),
+  },
+  {
+    name: "a re-apply of an unchanged package: every object unchanged, nothing written",
+    given: () => appliedCluster(app),
+    run: async (c) => {
+      const before = c.writes().length;
+      const r = await runApply(c, app);
+      expect(c.writes().slice(before)).toEqual([]);
+      return r;
+    },
+    want: [
+      "init apply: Apply Namespace/app, Apply ConfigMap/config, Apply Service/web, Apply Deployment/web",
+      "Inventory Started",
+      "Inventory Finished",
+      "Apply Started 0",
+      "apply Successful unchanged Namespace/app",
+      "Apply Finished 0",
+      "Wait Started 0",
+      "status Current Namespace/app",
+      "wait Successful Namespace/app",
+      "Wait Finished 0",
+      "Apply Started 1",
+      "apply Successful unchanged ConfigMap/config",
+      "apply Successful unchanged Service/web",
+      "Apply Finished 1",
+      "Wait Started 1",
+      "status Current ConfigMap/config",
+      "wait Successful ConfigMap/config",
+      "status Current Service/web",
+      "wait Successful Service/web",
+      "Wait Finished 1",
+      "Apply Started 2",
+      "apply Successful unchanged Deployment/web",
+      "Apply Finished 2",
+      "Wait Started 2",
+      "status Current Deployment/web",
+      "wait Successful Deployment/web",
+      "Wait Finished 2",
+      "Inventory Started",
+      "Inventory Finished",
+      "summary apply 4ok 0skip 0fail (0 created, 0 configured, 4 unchanged), prune 0/0/0, delete 0/0/0, wait 4ok 0skip 0fail 0timeout",
+    ],
+  },
+  {
+    name: "an update: the changed object is configured, the rest unchanged",
+    given: () => appliedCluster(app),
+    run: apply(pkg(namespace(), configMap("config", { data: { key: "new" } }), svc, web)),
+    want: [
+      "init apply: Apply Namespace/app, Apply ConfigMap/config, Apply Service/web, Apply Deployment/web",
+      "Inventory Started",
+      "Inventory Finished",
+      "Apply Started 0",
+      "apply Successful unchanged Namespace/app",
+      "Apply Finished 0",
+      "Wait Started 0",
+      "status Current Namespace/app",
+      "wait Successful Namespace/app",
+      "Wait Finished 0",
+      "Apply Started 1",
+      "apply Successful configured ConfigMap/config",
+      "apply Successful unchanged Service/web",
+      "Apply Finished 1",
+      "Wait Started 1",
+      "status Current ConfigMap/config",
+      "wait Successful ConfigMap/config",
+      "status Current Service/web",
+      "wait Successful Service/web",
+      "Wait Finished 1",
+      "Apply Started 2",
+      "apply Successful unchanged Deployment/web",
+      "Apply Finished 2",
+      "Wait Started 2",
+      "status Current Deployment/web",
+      "wait Successful Deployment/web",
+      "Wait Finished 2",
+      "Inventory Started",
+      "Inventory Finished",
+      "summary apply 4ok 0skip 0fail (0 created, 1 configured, 3 unchanged), prune 0/0/0, delete 0/0/0, wait 4ok 0skip 0fail 0timeout",
+    ],
+    then: (c) => expect(c.peek(refOf(cm))?.data).toEqual({ key: "new" }),
+  },
+  {
+    name: "an object dropped from the package is pruned after the applies, and waited for until gone",
+    given: () => appliedCluster(app),
+    run: apply(pkg(namespace(), cm, web)),
+    want: [
+      "init apply: Apply Namespace/app, Apply ConfigMap/config, Apply Deployment/web, Prune Service/web",
+      "Inventory Started",
+      "Inventory Finished",
+      "Apply Started 0",
+      "apply Successful unchanged Namespace/app",
+      "Apply Finished 0",
+      "Wait Started 0",
+      "status Current Namespace/app",
+      "wait Successful Namespace/app",
+      "Wait Finished 0",
+      "Apply Started 1",
+      "apply Successful unchanged ConfigMap/config",
+      "Apply Finished 1",
+      "Wait Started 1",
+      "status Current ConfigMap/config",
+      "wait Successful ConfigMap/config",
+      "Wait Finished 1",
+      "Apply Started 2",
+      "apply Successful unchanged Deployment/web",
+      "Apply Finished 2",
+      "Wait Started 2",
+      "status Current Deployment/web",
+      "wait Successful Deployment/web",
+      "Wait Finished 2",
+      "Prune Started 3",
+      "prune Successful Service/web",
+      "Prune Finished 3",
+      "Wait Started 3",
+      "status NotFound Service/web",
+      "wait Successful Service/web",
+      "Wait Finished 3",
+      "Inventory Started",
+      "Inventory Finished",
+      "summary apply 3ok 0skip 0fail (0 created, 0 configured, 3 unchanged), prune 1/0/0, delete 0/0/0, wait 4ok 0skip 0fail 0timeout",
+    ],
+    then: (c) => {
+      expect(exists(c, svc)).toBe(false);
+      expect(inventoryList(c)).toEqual(["ConfigMap/config", "Deployment/web", "Namespace/app"]);
+    },
+  },
+  {
+    name: "prune in reverse dependency order: one prune wave per depends-on level, each gone before the next (kpt's prune-depends-on)",
+    given: () => appliedCluster(inApp(cm, first, second, third)),
+    run: apply(inApp(cm)),
+    want: [
+      "init apply: Apply ConfigMap/config, Prune ConfigMap/third, Prune ConfigMap/second, Prune ConfigMap/first",
+      "Inventory Started",
+      "Inventory Finished",
+      "Apply Started 0",
+      "apply Successful unchanged ConfigMap/config",
+      "Apply Finished 0",
+      "Wait Started 0",
+      "status Current ConfigMap/config",
+      "wait Successful ConfigMap/config",
+      "Wait Finished 0",
+      "Prune Started 1",
+      "prune Successful ConfigMap/third",
+      "Prune Finished 1",
+      "Wait Started 1",
+      "status NotFound ConfigMap/third",
+      "wait Successful ConfigMap/third",
+      "Wait Finished 1",
+      "Prune Started 2",
+      "prune Successful ConfigMap/second",
+      "Prune Finished 2",
+      "Wait Started 2",
+      "status NotFound ConfigMap/second",
+      "wait Successful ConfigMap/second",
+      "Wait Finished 2",
+      "Prune Started 3",
+      "prune Successful ConfigMap/first",
+      "Prune Finished 3",
+      "Wait Started 3",
+      "status NotFound ConfigMap/first",
+      "wait Successful ConfigMap/first",
+      "Wait Finished 3",
+      "Inventory Started",
+      "Inventory Finished",
+      "summary apply 1ok 0skip 0fail (0 created, 0 configured, 1 unchanged), prune 3/0/0, delete 0/0/0, wait 4ok 0skip 0fail 0timeout",
+    ],
+    then: (c) => expect([first, second, third].map((o) => exists(c, o))).toEqual([false, false, false]),
+  },
+  {
+    name: "a dependent held by a finalizer keeps its dependency from being pruned: dependent delete reconcile timeout",
+    given: async () => {
+      const c = await appliedCluster(inApp(cm, first, second));
+      const held = c.peek(refOf(second))!;
+      held.metadata.finalizers = ["example.com/hold"];
+      await c.update(held);
+      return c;
+    },
+    run: apply(inApp(cm), { pruneTimeoutMs: 150 }),
+    want: [
+      "init apply: Apply ConfigMap/config, Prune ConfigMap/second, Prune ConfigMap/first",
+      "Inventory Started",
+      "Inventory Finished",
+      "Apply Started 0",
+      "apply Successful unchanged ConfigMap/config",
+      "Apply Finished 0",
+      "Wait Started 0",
+      "status Current ConfigMap/config",
+      "wait Successful ConfigMap/config",
+      "Wait Finished 0",
+      "Prune Started 1",
+      "prune Successful ConfigMap/second",
+      "Prune Finished 1",
+      "Wait Started 1",
+      "status Terminating ConfigMap/second",
+      "wait Pending ConfigMap/second",
+      "wait Timeout ConfigMap/second: not yet deleted (Terminating: Resource scheduled for deletion)",
+      "Wait Finished 1",
+      "Prune Started 2",
+      "prune Skipped ConfigMap/first: dependent delete reconcile timeout: app_second__ConfigMap",
+      "Prune Finished 2",
+      "Wait Started 2",
+      "wait Skipped ConfigMap/first",
+      "Wait Finished 2",
+      "Inventory Started",
+      "Inventory Finished",
+      "summary apply 1ok 0skip 0fail (0 created, 0 configured, 1 unchanged), prune 1/1/0, delete 0/0/0, wait 1ok 1skip 0fail 1timeout",
+    ],
+    then: (c) => {
+      expect(exists(c, first)).toBe(true);
+      expect(c.peek(refOf(second))?.metadata.deletionTimestamp).toBeDefined();
+      expect(inventoryList(c)).toEqual(["ConfigMap/config", "ConfigMap/first", "ConfigMap/second"]);
+    },
+  },
+  {
+    name: "protected objects (on-remove: keep, deletion: detach) are not pruned; they leave the inventory and lose its annotation",
+    given: () => appliedCluster(inApp(cm, kept, detached)),
+    run: apply(inApp(cm)),
+    want: [
+      "init apply: Apply ConfigMap/config, Prune ConfigMap/kept, Prune ConfigMap/detached",
+      "Inventory Started",
+      "Inventory Finished",
+      "Apply Started 0",
+      "apply Successful unchanged ConfigMap/config",
+      "Apply Finished 0",
+      "Wait Started 0",
+      "status Current ConfigMap/config",
+      "wait Successful ConfigMap/config",
+      "Wait Finished 0",
+      "Prune Started 1",
+      "prune Skipped ConfigMap/kept: annotation prevents deletion (\"cli-utils.sigs.k8s.io/on-remove\": \"keep\")",
+      "prune Skipped ConfigMap/detached: annotation prevents deletion (\"client.lifecycle.config.k8s.io/deletion\": \"detach\")",
+      "Prune Finished 1",
+      "Wait Started 1",
+      "wait Skipped ConfigMap/kept",
+      "wait Skipped ConfigMap/detached",
+      "Wait Finished 1",
+      "Inventory Started",
+      "Inventory Finished",
+      "summary apply 1ok 0skip 0fail (0 created, 0 configured, 1 unchanged), prune 0/2/0, delete 0/0/0, wait 1ok 2skip 0fail 0timeout",
+    ],
+    then: (c) => {
+      expect([exists(c, kept), exists(c, detached)]).toEqual([true, true]);
+      expect(c.peek(refOf(kept))?.metadata.annotations?.[OWNING_INVENTORY_ANNOTATION]).toBeUndefined();
+      expect(inventoryList(c)).toEqual(["ConfigMap/config"]);
+    },
+  },
+  {
+    name: "inventory policy: an object another inventory owns is neither applied nor pruned",
+    given: async () => {
+      const c = await appliedCluster(inApp(cm, first));
+      // Since then, another package took `first` over, and `theirs` was always theirs.
+      await c.patch(refOf(first), { metadata: { annotations: { [OWNING_INVENTORY_ANNOTATION]: "other-inv" } } }, "merge");
+      c.seed(ownedBy(configMap("theirs"), "other-inv"));
+      return c;
+    },
+    run: apply(inApp(cm, configMap("theirs", { data: { key: "ours" } }))),
+    want: [
+      "init apply: Apply ConfigMap/config, Apply ConfigMap/theirs, Prune ConfigMap/first",
+      "Inventory Started",
+      "Inventory Finished",
+      "Apply Started 0",
+      "apply Successful unchanged ConfigMap/config",
+      "apply Skipped ConfigMap/theirs: inventory policy prevented actuation (strategy: Apply, status: NoMatch, policy: MustMatch): it belongs to inventory \"other-inv\"; remove it from one of the two packages, or take it over with --inventory-policy=force-adopt",
+      "Apply Finished 0",
+      "Wait Started 0",
+      "wait Skipped ConfigMap/theirs",
+      "status Current ConfigMap/config",
+      "wait Successful ConfigMap/config",
+      "Wait Finished 0",
+      "Prune Started 1",
+      "prune Skipped ConfigMap/first: inventory policy prevented actuation (strategy: Delete, status: NoMatch, policy: MustMatch): it belongs to inventory \"other-inv\"; remove it from one of the two packages, or take it over with --inventory-policy=force-adopt",
+      "Prune Finished 1",
+      "Wait Started 1",
+      "wait Skipped ConfigMap/first",
+      "Wait Finished 1",
+      "Inventory Started",
+      "Inventory Finished",
+      "summary apply 1ok 1skip 0fail (0 created, 0 configured, 1 unchanged), prune 0/1/0, delete 0/0/0, wait 1ok 2skip 0fail 0timeout",
+    ],
+    then: (c) => {
+      expect(exists(c, first)).toBe(true);
+      expect(c.peek(refOf(configMap("theirs")))?.data).toEqual({ key: "value" });
+    },
+  },
+  {
+    name: "an apply refused by the server (422 invalid, 403 forbidden) fails, and what depends on it is skipped",
+    given: async () =>
+      freshCluster()
+        .failOn({ verb: "create", kind: "Pod", name: "badpod" }, () => invalid("Pod", "badpod", "spec.containers[0].image", "Required value"))
+        .forbid({ verb: "create", kind: "Secret" }),
+    run: apply(inApp(badpod, afterPod, { apiVersion: "v1", kind: "Secret", metadata: { name: "token", namespace: "app" }, data: { t: "c2VjcmV0" } })),
+    want: [
+      "init apply: Apply Secret/token, Apply Pod/badpod, Apply Deployment/after-pod",
+      "Inventory Started",
+      "Inventory Finished",
+      "Apply Started 0",
+      "apply Failed Secret/token: error when creating \"token.yaml\": secrets is forbidden: User \"test\" cannot create resource \"secrets\" in API group \"\" in the namespace \"app\"; ask a cluster administrator to grant \"create\" on secrets in namespace app, or use a context that has it (--context)",
+      "apply Failed Pod/badpod: error when creating \"badpod.yaml\": Pod \"badpod\" is invalid: spec.containers[0].image: Required value",
+      "Apply Finished 0",
+      "Wait Started 0",
+      "wait Skipped Secret/token",
+      "wait Skipped Pod/badpod",
+      "Wait Finished 0",
+      "Apply Started 1",
+      "apply Skipped Deployment/after-pod: dependency apply actuation failed: app_badpod__Pod",
+      "Apply Finished 1",
+      "Wait Started 1",
+      "wait Skipped Deployment/after-pod",
+      "Wait Finished 1",
+      "Inventory Started",
+      "Inventory Finished",
+      "summary apply 0ok 1skip 2fail (0 created, 0 configured, 0 unchanged), prune 0/0/0, delete 0/0/0, wait 0ok 3skip 0fail 0timeout",
+    ],
+    // Nothing was created, so the inventory lists nothing.
+    then: (c) => expect(inventoryList(c)).toEqual([]),
+  },
+  {
+    name: "a reconcile timeout: the object times out, what depends on it is skipped",
+    given: async () => new MemoryCluster().seed(namespace()),
+    run: apply(inApp(slow, afterSlow), { reconcileTimeoutMs: 150 }),
+    want: [
+      "init apply: Apply Deployment/slow, Apply ConfigMap/after-slow",
+      "Inventory Started",
+      "Inventory Finished",
+      "Apply Started 0",
+      "apply Successful created Deployment/slow",
+      "Apply Finished 0",
+      "Wait Started 0",
+      "status InProgress Deployment/slow",
+      "wait Pending Deployment/slow",
+      "wait Timeout Deployment/slow: Replicas: 0/1",
+      "Wait Finished 0",
+      "Apply Started 1",
+      "apply Skipped ConfigMap/after-slow: dependency apply reconcile timeout: app_slow_apps_Deployment",
+      "Apply Finished 1",
+      "Wait Started 1",
+      "wait Skipped ConfigMap/after-slow",
+      "Wait Finished 1",
+      "Inventory Started",
+      "Inventory Finished",
+      "summary apply 1ok 1skip 0fail (1 created, 0 configured, 0 unchanged), prune 0/0/0, delete 0/0/0, wait 0ok 1skip 0fail 1timeout",
+    ],
+  },
+  {
+    name: "a reconcile failure: the Deployment's progress deadline is exceeded",
+    given: async () => {
+      const c = new MemoryCluster().seed(namespace());
+      return c.onWrite({ kind: "Deployment" }, (d) =>
+        c.setStatus(refOf(d), { observedGeneration: d.metadata.generation, conditions: [{ type: "Progressing", status: "False", reason: "ProgressDeadlineExceeded" }] }),
+      );
+    },
+    run: apply(inApp(slow, afterSlow)),
+    want: [
+      "init apply: Apply Deployment/slow, Apply ConfigMap/after-slow",
+      "Inventory Started",
+      "Inventory Finished",
+      "Apply Started 0",
+      "apply Successful created Deployment/slow",
+      "Apply Finished 0",
+      "Wait Started 0",
+      "status InProgress Deployment/slow",
+      "wait Pending Deployment/slow",
+      "status Failed Deployment/slow",
+      "wait Failed Deployment/slow: Progress deadline exceeded",
+      "Wait Finished 0",
+      "Apply Started 1",
+      "apply Skipped ConfigMap/after-slow: dependency apply reconcile failed: app_slow_apps_Deployment",
+      "Apply Finished 1",
+      "Wait Started 1",
+      "wait Skipped ConfigMap/after-slow",
+      "Wait Finished 1",
+      "Inventory Started",
+      "Inventory Finished",
+      "summary apply 1ok 1skip 0fail (1 created, 0 configured, 0 unchanged), prune 0/0/0, delete 0/0/0, wait 0ok 1skip 1fail 0timeout",
+    ],
+  },
+  {
+    name: "destroy deletes in reverse dependency order, waits for each wave to be gone (a Namespace terminates), then deletes the inventory",
+    given: async () => {
+      const c = await appliedCluster(app);
+      const ns = c.peek(refOf(namespace()))!;
+      ns.metadata.finalizers = ["kubernetes"];
+      await c.update(ns);
+      // The namespace controller empties the namespace, then lets it go.
+      c.onWrite({ kind: "Namespace", verb: "delete" }, (n) => c.removeFinalizers(refOf(n)), { delayMs: 20 });
+      return c;
+    },
+    run: destroy(app),
+    want: [
+      "init destroy: Delete Deployment/web, Delete Service/web, Delete ConfigMap/config, Delete Namespace/app",
+      "Delete Started 0",
+      "delete Successful Deployment/web",
+      "Delete Finished 0",
+      "Wait Started 0",
+      "status NotFound Deployment/web",
+      "wait Successful Deployment/web",
+      "Wait Finished 0",
+      "Delete Started 1",
+      "delete Successful Service/web",
+      "delete Successful ConfigMap/config",
+      "Delete Finished 1",
+      "Wait Started 1",
+      "status NotFound Service/web",
+      "wait Successful Service/web",
+      "status NotFound ConfigMap/config",
+      "wait Successful ConfigMap/config",
+      "Wait Finished 1",
+      "Delete Started 2",
+      "delete Successful Namespace/app",
+      "Delete Finished 2",
+      "Wait Started 2",
+      "status Terminating Namespace/app",
+      "wait Pending Namespace/app",
+      "status NotFound Namespace/app",
+      "wait Successful Namespace/app",
+      "Wait Finished 2",
+      "Inventory Started",
+      "Inventory Finished",
+      "summary apply 0ok 0skip 0fail (0 created, 0 configured, 0 unchanged), prune 0/0/0, delete 4/0/0, wait 4ok 0skip 0fail 0timeout",
+    ],
+    then: (c) => {
+      expect(c.peek(INV_REF)).toBeUndefined();
+      expect(c.contents().filter((o) => !o.startsWith("CustomResourceDefinition/"))).toEqual([]);
+    },
+  },
+  {
+    name: "destroy: a dependent held by a finalizer keeps what it depends on (dependent delete reconcile timeout), and the inventory stays",
+    given: async () => {
+      const c = await appliedCluster(inApp(first, second));
+      const held = c.peek(refOf(second))!;
+      held.metadata.finalizers = ["example.com/hold"];
+      await c.update(held);
+      return c;
+    },
+    run: destroy(inApp(first, second), { pruneTimeoutMs: 150 }),
+    want: [
+      "init destroy: Delete ConfigMap/second, Delete ConfigMap/first",
+      "Delete Started 0",
+      "delete Successful ConfigMap/second",
+      "Delete Finished 0",
+      "Wait Started 0",
+      "status Terminating ConfigMap/second",
+      "wait Pending ConfigMap/second",
+      "wait Timeout ConfigMap/second: not yet deleted (Terminating: Resource scheduled for deletion)",
+      "Wait Finished 0",
+      "Delete Started 1",
+      "delete Skipped ConfigMap/first: dependent delete reconcile timeout: app_second__ConfigMap",
+      "Delete Finished 1",
+      "Wait Started 1",
+      "wait Skipped ConfigMap/first",
+      "Wait Finished 1",
+      "Inventory Started",
+      "Inventory Finished",
+      "summary apply 0ok 0skip 0fail (0 created, 0 configured, 0 unchanged), prune 0/0/0, delete 1/1/0, wait 0ok 1skip 0fail 1timeout",
+    ],
+    then: (c) => {
+      expect(exists(c, first)).toBe(true);
+      expect(inventoryList(c)).toEqual(["ConfigMap/first", "ConfigMap/second"]);
+    },
+  },
+  {
+    name: "server-side apply: created, then unchanged on a re-apply (the field manager owns every field)",
+    given: () => appliedCluster(inApp(cm, web), { serverSide: true }),
+    run: apply(inApp(configMap("config", { data: { key: "new" } }), web), { serverSide: true }),
+    want: [
+      "init apply: Apply ConfigMap/config, Apply Deployment/web",
+      "Inventory Started",
+      "Inventory Finished",
+      "Apply Started 0",
+      "apply Successful configured ConfigMap/config",
+      "Apply Finished 0",
+      "Wait Started 0",
+      "status Current ConfigMap/config",
+      "wait Successful ConfigMap/config",
+      "Wait Finished 0",
+      "Apply Started 1",
+      "apply Successful unchanged Deployment/web",
+      "Apply Finished 1",
+      "Wait Started 1",
+      "status Current Deployment/web",
+      "wait Successful Deployment/web",
+      "Wait Finished 1",
+      "Inventory Started",
+      "Inventory Finished",
+      "summary apply 2ok 0skip 0fail (0 created, 1 configured, 1 unchanged), prune 0/0/0, delete 0/0/0, wait 2ok 0skip 0fail 0timeout",
+    ],
+    then: (c) => expect(c.peek(refOf(cm))?.data).toEqual({ key: "new" }),
+  },
+  ...(["client", "server"] as const).map(
+    (dryRun): Scenario => ({
+      name: `--dry-run=${dryRun}: a create, an update and a prune are reported, nothing is written, nothing is waited for`,
+      given: () => appliedCluster(inApp(cm, first)),
+      run: async (c) => {
+        const before = c.contents();
+        const writes = c.writes().length;
+        const r = await runApply(c, inApp(configMap("config", { data: { key: "new" } }), deployment("web")), { dryRun });
+        expect(c.contents()).toEqual(before);
+        expect(c.writes().slice(writes).filter((w) => !w.dryRun)).toEqual([]);
+        return r;
+      },
+      want: [
+      `init apply dry-run=${dryRun}: Apply ConfigMap/config, Apply Deployment/web, Prune ConfigMap/first`,
+      "Inventory Started",
+      "Inventory Finished",
+      "Apply Started 0",
+      "apply Successful configured ConfigMap/config",
+      "apply Successful created Deployment/web",
+      "Apply Finished 0",
+      "Prune Started 1",
+      "prune Successful ConfigMap/first",
+      "Prune Finished 1",
+      "Inventory Started",
+      "Inventory Finished",
+      "summary apply 2ok 0skip 0fail (1 created, 1 configured, 0 unchanged), prune 1/0/0, delete 0/0/0, wait 0ok 0skip 0fail 0timeout",
+      ],
+    }),
+  ),
+];
+
+describe("engine on the in-memory cluster: exact event sequences", () => {
+  it.each(scenarios)("$name", async ({ given, run, want, then }) => {
+    const cluster = await given();
+    const r = await run(cluster);
+    if (r.error) throw r.error;
+    expect(describeEvents(r.events)).toEqual(want);
+    then?.(cluster);
+  });
+});
+
+
+describe("diff, dry-run and apply read one plan", () => {
+  const secret: KubeObject = { apiVersion: "v1", kind: "Secret", metadata: { name: "token", namespace: NS }, data: { t: "c2VjcmV0" } };
+
+  it("a prune candidate that cannot be read is kept and reported by apply, by its dry run and by live diff alike", async () => {
+    const c = await appliedCluster(inApp(cm, secret));
+    // Since then, this user lost the right to read Secrets.
+    c.forbid({ verb: ["get", "list", "watch"], kind: "Secret" });
+    const why = 'cannot read it, so it is neither deleted nor forgotten: secrets is forbidden: User "test" cannot list resource "secrets" in API group "" in the namespace "app"';
+
+    const diff = await computeDiff(inApp(cm), c, { serverSide: false, fieldManager: "kubectl", forceConflicts: false, inventoryPolicy: "strict", concurrency: 1 });
+    expect(diff.changes.map((ch) => `${ch.operation} ${ch.ref.kind}/${ch.ref.name}${ch.error ? `: ${ch.error}` : ""}`)).toEqual(["noop ConfigMap/config", `delete Secret/token: ${why}`]);
+
+    const dry = await runApply(c, inApp(cm), { dryRun: "client" });
+    expect(describeEvents(dry.events).filter((l) => l.startsWith("prune "))).toEqual([`prune Failed Secret/token: ${why}`]);
+
+    const real = await runApply(c, inApp(cm));
+    expect(describeEvents(real.events).filter((l) => l.startsWith("prune "))).toEqual([`prune Failed Secret/token: ${why}`]);
+    expect(exists(c, secret)).toBe(true);
+    expect(inventoryList(c)).toEqual(["ConfigMap/config", "Secret/token"]);
+  });
+});
