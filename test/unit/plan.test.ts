@@ -149,6 +149,58 @@ describe("planApply", () => {
       opts: { serverSide: true },
       want: ["apply 0 ConfigMap/a unchanged"],
     },
+    {
+      name: "adopt still refuses an object another inventory owns",
+      facts: facts({ objects: [cm("a")], live: [applied(cm("a", { annotations: { [OWNING_INVENTORY_ANNOTATION]: "other" } }))] }),
+      opts: { inventoryPolicy: "adopt" },
+      want: ['apply 0 ConfigMap/a skip: inventory policy prevented actuation (strategy: Apply, status: NoMatch, policy: AdoptIfNoInventory): it belongs to inventory "other"; remove it from one of the two packages, or take it over with --inventory-policy=force-adopt'],
+    },
+    {
+      name: "force-adopt takes over an object another inventory owns",
+      facts: facts({ objects: [cm("a")], live: [applied(cm("a", { annotations: { [OWNING_INVENTORY_ANNOTATION]: "other" } }))] }),
+      opts: { inventoryPolicy: "force-adopt" },
+      want: ["apply 0 ConfigMap/a update"],
+    },
+    {
+      name: "a custom resource waits for the CRD the package defines",
+      facts: facts({
+        objects: [
+          { apiVersion: "example.com/v1", kind: "Widget", metadata: { name: "w", namespace: "app" } },
+          { apiVersion: "apiextensions.k8s.io/v1", kind: "CustomResourceDefinition", metadata: { name: "widgets.example.com" }, spec: { group: "example.com", names: { kind: "Widget", plural: "widgets" }, scope: "Namespaced", versions: [{ name: "v1", served: true, storage: true }] } },
+        ],
+      }),
+      want: ["apply 0 CustomResourceDefinition/widgets.example.com create", "apply 1 Widget/w create"],
+    },
+    {
+      name: "objects in a Namespace the package creates wait for it; independent objects share a wave in kind order",
+      facts: facts({ objects: [cm("b"), { apiVersion: "v1", kind: "Service", metadata: { name: "s", namespace: "app" } }, cm("app", { kind: "Namespace" }), cm("a")] }),
+      want: ["apply 0 Namespace/app create", "apply 1 ConfigMap/a create", "apply 1 ConfigMap/b create", "apply 1 Service/s create"],
+    },
+    {
+      name: "server-side: an update when a value differs",
+      facts: facts({
+        objects: [cm("a", { data: { k: "new" } })],
+        live: [{ ...cm("a"), metadata: { ...cm("a").metadata, resourceVersion: "3", managedFields: [{ manager: "kubectl", operation: "Apply", fieldsV1: { "f:data": { "f:k": {} } } }] } }],
+        previous: [cm("a")],
+      }),
+      opts: { serverSide: true },
+      want: ["apply 0 ConfigMap/a update"],
+    },
+    {
+      name: "server-side: an update when another field manager applied it (ours must record its ownership)",
+      facts: facts({
+        objects: [cm("a")],
+        live: [{ ...cm("a"), metadata: { ...cm("a").metadata, resourceVersion: "3", managedFields: [{ manager: "someone", operation: "Apply", fieldsV1: { "f:data": { "f:k": {} } } }] } }],
+        previous: [cm("a")],
+      }),
+      opts: { serverSide: true },
+      want: ["apply 0 ConfigMap/a update"],
+    },
+    {
+      name: "client-side: the merge schema could not be read: an update, decided when the run patches",
+      facts: { ...facts({ objects: [cm("a", { data: { k: "new" } })], live: [applied(cm("a"))], previous: [cm("a")] }), schemas: new Map([["v1/ConfigMap", new Error("openapi: forbidden")]]) },
+      want: ["apply 0 ConfigMap/a update"],
+    },
   ])("$name", ({ facts: f, opts, want }) => {
     expect(describePlan(planApply(f, { ...OPTS, ...opts }))).toEqual(want);
   });
