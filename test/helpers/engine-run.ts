@@ -21,25 +21,25 @@ export function configMap(name: string, o: { data?: Record<string, string>; depe
   return withMeta({ apiVersion: "v1", kind: "ConfigMap", metadata: { name, namespace: o.namespace ?? NS }, data: o.data ?? { key: "value" } }, o);
 }
 
-export function deployment(name: string, o: { replicas?: number; dependsOn?: KubeObject[]; annotations?: Record<string, string> } = {}): KubeObject {
+export function deployment(name: string, o: { replicas?: number; dependsOn?: KubeObject[]; annotations?: Record<string, string>; namespace?: string } = {}): KubeObject {
   const labels = { app: name };
   return withMeta(
     {
       apiVersion: "apps/v1",
       kind: "Deployment",
-      metadata: { name, namespace: NS },
+      metadata: { name, namespace: o.namespace ?? NS },
       spec: { replicas: o.replicas ?? 1, selector: { matchLabels: labels }, template: { metadata: { labels }, spec: { containers: [{ name: "main", image: "nginx" }] } } },
     },
     o,
   );
 }
 
-export function service(name: string, o: { dependsOn?: KubeObject[] } = {}): KubeObject {
-  return withMeta({ apiVersion: "v1", kind: "Service", metadata: { name, namespace: NS }, spec: { ports: [{ port: 80 }] } }, o);
+export function service(name: string, o: { dependsOn?: KubeObject[]; namespace?: string } = {}): KubeObject {
+  return withMeta({ apiVersion: "v1", kind: "Service", metadata: { name, namespace: o.namespace ?? NS }, spec: { ports: [{ port: 80 }] } }, o);
 }
 
-export function pod(name: string, o: { dependsOn?: KubeObject[]; image?: string } = {}): KubeObject {
-  return withMeta({ apiVersion: "v1", kind: "Pod", metadata: { name, namespace: NS }, spec: { containers: [{ name: "main", image: o.image ?? "nginx" }] } }, o);
+export function pod(name: string, o: { dependsOn?: KubeObject[]; image?: string; namespace?: string } = {}): KubeObject {
+  return withMeta({ apiVersion: "v1", kind: "Pod", metadata: { name, namespace: o.namespace ?? NS }, spec: { containers: [{ name: "main", image: o.image ?? "nginx" }] } }, o);
 }
 
 function withMeta(obj: KubeObject, o: { dependsOn?: KubeObject[]; annotations?: Record<string, string> }): KubeObject {
@@ -54,7 +54,19 @@ export function ownedBy(obj: KubeObject, inventoryId: string): KubeObject {
 }
 
 export function pkg(...objects: KubeObject[]): Package {
-  return { path: "memory", inventory: INVENTORY, objects: objects.map((object) => ({ object: structuredClone(object), source: { file: `${object.metadata.name}.yaml`, pkgFile: `${object.metadata.name}.yaml`, line: 1 } })) };
+  return packageOf(INVENTORY, objects);
+}
+
+/** A package with this inventory; each object read from `<name>.yaml` unless `file` names it. */
+export function packageOf(inventory: InventoryInfo, objects: KubeObject[], file?: (o: KubeObject) => string): Package {
+  return {
+    path: "memory",
+    inventory,
+    objects: objects.map((object) => {
+      const f = file?.(object) ?? `${object.metadata.name}.yaml`;
+      return { object: structuredClone(object), source: { file: f, pkgFile: f, line: 1 } };
+    }),
+  };
 }
 
 /** A Deployment's status once its controller has rolled it out (kstatus: Current). */

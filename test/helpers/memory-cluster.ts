@@ -203,10 +203,16 @@ export class MemoryCluster implements Cluster {
   /** Watches from a resourceVersion below this fail with WatchExpiredError. */
   private compactedBelow = 0;
 
-  constructor(
-    readonly defaultNamespace = "default",
-    readonly namespaceEnforced = false,
-  ) {}
+  readonly defaultNamespace: string;
+  readonly namespaceEnforced: boolean;
+  /** The clock of creation and deletion timestamps. */
+  private readonly now: () => Date;
+
+  constructor(o: { defaultNamespace?: string; namespaceEnforced?: boolean; now?: () => Date } = {}) {
+    this.defaultNamespace = o.defaultNamespace ?? "default";
+    this.namespaceEnforced = o.namespaceEnforced ?? false;
+    this.now = o.now ?? (() => new Date());
+  }
 
   // ---- test controls -------------------------------------------------------------------------
 
@@ -342,7 +348,7 @@ export class MemoryCluster implements Cluster {
   /** uid, creationTimestamp, generation for a new object. */
   private stamp(o: KubeObject): KubeObject {
     o.metadata.uid ??= randomUUID();
-    o.metadata.creationTimestamp ??= new Date().toISOString();
+    o.metadata.creationTimestamp ??= this.now().toISOString().replace(/\.\d{3}Z$/, "Z");
     o.metadata.generation ??= 1;
     return o;
   }
@@ -566,7 +572,7 @@ export class MemoryCluster implements Cluster {
     const finalizers = (live.metadata.finalizers as string[] | undefined) ?? [];
     if (opts.dryRun) return finalizers.length ? "terminating" : "deleted";
     if (finalizers.length) {
-      if (!live.metadata.deletionTimestamp) this.react(this.store({ ...clone(live), metadata: { ...clone(live.metadata), deletionTimestamp: new Date().toISOString() } }, "MODIFIED"), "delete");
+      if (!live.metadata.deletionTimestamp) this.react(this.store({ ...clone(live), metadata: { ...clone(live.metadata), deletionTimestamp: this.now().toISOString().replace(/\.\d{3}Z$/, "Z") } }, "MODIFIED"), "delete");
       return "terminating";
     }
     this.store(clone(live), "DELETED");

@@ -1,12 +1,16 @@
-// Engine event sequences for the printer tests, mirroring the runs of the real kpt binary
-// captured in fixtures/kpt-output/, plus small helpers to feed and capture a printer.
+// Event sequences for the printer tests, from real engine runs on the in-memory cluster
+// (test/helpers/memory-cluster.ts) of the scenarios the real kpt binary ran for the captures in
+// fixtures/kpt-output/: a change in the engine's events shows in the printer tests. Plus small
+// helpers to feed and capture a printer.
 
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { Writable } from "node:stream";
 import { emptyStats, type EngineEvent, type RunStats } from "../../src/events.js";
 import type { ObjRef } from "../../src/object/ref.js";
-import type { KubeObject } from "../../src/object/types.js";
+import type { InventoryInfo, KubeObject } from "../../src/object/types.js";
+import { configMap, deployment, INVENTORY, namespace, packageOf, pod, rollOutDeployments, runApply, runDestroy, service } from "../helpers/engine-run.js";
+import { invalid, MemoryCluster } from "../helpers/memory-cluster.js";
 
 export const ref = (group: string, kind: string, namespace: string, name: string): ObjRef => ({ group, kind, namespace, name });
 
@@ -16,14 +20,9 @@ export const svc = ref("", "Service", "kptjs", "web");
 export const dep = ref("apps", "Deployment", "kptjs", "web");
 export const cm3 = ref("", "ConfigMap", "kptjs", "cm3");
 export const preexisting = ref("", "ConfigMap", "default", "preexisting");
-export const badpod = ref("", "Pod", "default", "badpod");
-export const depDefault = ref("apps", "Deployment", "default", "dep");
 
 export const POLICY_SKIP = "inventory policy prevented actuation (strategy: Apply, status: Empty, policy: MustMatch)";
 export const BADPOD_ERROR = 'error when creating "a.yaml": Pod "badpod" is invalid: spec.containers[0].image: Required value';
-export const DEPENDENCY_SKIP = "dependency apply actuation failed: default_badpod__Pod";
-
-const inventory = { name: "inventory-kptjs", namespace: "kptjs", id: "kptjs-id" };
 
 export function fixture(name: string): string {
   return readFileSync(join(import.meta.dirname, "fixtures/kpt-output", name), "utf8");
@@ -48,150 +47,85 @@ export function liveObject(r: ObjRef, createdAt: string, conditions?: { type: st
   };
 }
 
-const group = (action: "Apply" | "Prune" | "Delete" | "Wait" | "Inventory", status: "Started" | "Finished", wave?: number): EngineEvent =>
-  ({ type: "group", action, status, ...(wave === undefined ? {} : { wave }) });
-const inventoryUpdate: EngineEvent[] = [group("Inventory", "Started"), group("Inventory", "Finished")];
+const kptjs: InventoryInfo = { ...INVENTORY, name: "inventory-kptjs", namespace: "kptjs", id: "kptjs-id" };
+/** The clock of the runs' objects: created one second before the table printer's NOW. */
+const CREATED = new Date("2026-11-21T23:33:32Z");
 
-/** `kpt live apply` of a new package: apply-first.json. */
-export function applyFirst(): EngineEvent[] {
-  return [
-    { type: "init", command: "apply", dryRun: "none", inventory, objects: [ns, cm2, svc, dep].map((r) => ({ ref: r, action: "Apply" as const })) },
-    ...inventoryUpdate,
-    group("Apply", "Started", 0),
-    { type: "apply", ref: ns, status: "Successful", operation: "created" },
-    group("Apply", "Finished", 0),
-    group("Wait", "Started", 0),
-    { type: "status", ref: ns, status: "Current", message: "Resource is current" },
-    { type: "wait", ref: ns, status: "Successful" },
-    group("Wait", "Finished", 0),
-    group("Apply", "Started", 1),
-    { type: "apply", ref: cm2, status: "Successful", operation: "created" },
-    { type: "apply", ref: svc, status: "Successful", operation: "created" },
-    { type: "apply", ref: dep, status: "Successful", operation: "created" },
-    group("Apply", "Finished", 1),
-    group("Wait", "Started", 1),
-    { type: "wait", ref: cm2, status: "Successful" },
-    { type: "wait", ref: svc, status: "Successful" },
-    { type: "wait", ref: dep, status: "Pending", message: "Available: 0/2" },
-    { type: "waiting", wave: 1, pending: [{ ref: dep, status: "InProgress", message: "Available: 0/2" }], total: 3, elapsedMs: 100 },
-    { type: "status", ref: dep, status: "Current", message: "Deployment is available. Replicas: 2" },
-    { type: "wait", ref: dep, status: "Successful" },
-    group("Wait", "Finished", 1),
-    ...inventoryUpdate,
-    { type: "summary", stats: stats({ apply: { successful: 4, created: 4 }, wait: { successful: 4 } }) },
-  ];
+/** kpt's demo package: the Namespace, a ConfigMap, a Service and a Deployment of two replicas. */
+const kptjsObjects = (withCm3: boolean): KubeObject[] => [
+  namespace("kptjs"),
+  configMap("cm2", { namespace: "kptjs" }),
+  ...(withCm3 ? [configMap("cm3", { namespace: "kptjs" })] : []),
+  service("web", { namespace: "kptjs" }),
+  deployment("web", { namespace: "kptjs", replicas: 2 }),
+];
+
+/** A cluster whose Deployments roll out a moment after each write, as a controller would. */
+function kptjsCluster(): MemoryCluster {
+  return rollOutDeployments(new MemoryCluster({ now: () => CREATED }));
 }
 
-/** Re-applying the unchanged package with --show-status-events: apply-ok-status.json. */
-export function applyOkStatus(): EngineEvent[] {
-  return [
-    { type: "init", command: "apply", dryRun: "none", inventory, objects: [ns, cm2, svc, dep].map((r) => ({ ref: r, action: "Apply" as const })) },
-    { type: "status", ref: svc, status: "Current", message: "Service is ready" },
-    { type: "status", ref: ns, status: "Current", message: "Resource is current" },
-    { type: "status", ref: cm2, status: "Current", message: "Resource is always ready" },
-    { type: "status", ref: dep, status: "Current", message: "Deployment is available. Replicas: 2" },
-    ...inventoryUpdate,
-    group("Apply", "Started", 0),
-    { type: "apply", ref: ns, status: "Successful", operation: "unchanged" },
-    group("Apply", "Finished", 0),
-    group("Wait", "Started", 0),
-    { type: "wait", ref: ns, status: "Successful" },
-    group("Wait", "Finished", 0),
-    group("Apply", "Started", 1),
-    { type: "apply", ref: cm2, status: "Successful", operation: "unchanged" },
-    { type: "apply", ref: svc, status: "Successful", operation: "unchanged" },
-    { type: "apply", ref: dep, status: "Successful", operation: "configured" },
-    group("Apply", "Finished", 1),
-    group("Wait", "Started", 1),
-    { type: "wait", ref: cm2, status: "Successful" },
-    { type: "wait", ref: svc, status: "Successful" },
-    { type: "wait", ref: dep, status: "Successful" },
-    group("Wait", "Finished", 1),
-    ...inventoryUpdate,
-    { type: "summary", stats: stats({ apply: { successful: 4, unchanged: 3, configured: 1 }, wait: { successful: 4 } }) },
-  ];
+async function run(events: Promise<{ events: EngineEvent[]; error?: unknown }>): Promise<EngineEvent[]> {
+  const r = await events;
+  if (r.error) throw r.error;
+  return r.events;
 }
 
-/** A skipped (foreign) object, a failing Pod and a Deployment depending on it: apply-failures.json. */
-export function applyFailures(withStatus = false): EngineEvent[] {
-  return [
-    { type: "init", command: "apply", dryRun: "none", inventory, objects: [preexisting, badpod, depDefault].map((r) => ({ ref: r, action: "Apply" as const })) },
-    ...(withStatus ? [{ type: "status", ref: preexisting, status: "Current", message: "Resource is always ready" } as const] : []),
-    ...inventoryUpdate,
-    group("Apply", "Started", 0),
-    { type: "apply", ref: preexisting, status: "Skipped", error: POLICY_SKIP },
-    { type: "apply", ref: badpod, status: "Failed", error: BADPOD_ERROR },
-    group("Apply", "Finished", 0),
-    group("Wait", "Started", 0),
-    { type: "wait", ref: preexisting, status: "Skipped" },
-    { type: "wait", ref: badpod, status: "Skipped" },
-    group("Wait", "Finished", 0),
-    group("Apply", "Started", 1),
-    { type: "apply", ref: depDefault, status: "Skipped", error: DEPENDENCY_SKIP },
-    group("Apply", "Finished", 1),
-    group("Wait", "Started", 1),
-    { type: "wait", ref: depDefault, status: "Skipped" },
-    group("Wait", "Finished", 1),
-    ...inventoryUpdate,
-    { type: "summary", stats: stats({ apply: { skipped: 2, failed: 1 }, wait: { skipped: 3 } }) },
-  ];
+/** Runs each scenario once per test file; callers get their own copy of the list. */
+function once(scenario: () => Promise<EngineEvent[]>): () => Promise<EngineEvent[]> {
+  let cached: Promise<EngineEvent[]> | undefined;
+  return async () => [...(await (cached ??= scenario()))];
 }
 
-/** Applying with cm3 removed from the package: apply-prune.json. */
-export function applyPrune(): EngineEvent[] {
-  const first = applyFirst().filter((e) => e.type !== "summary" && !(e.type === "wait" && e.status === "Pending") && e.type !== "waiting");
-  const init = first[0];
-  if (init?.type !== "init") throw new Error("scenario starts with init");
-  const withoutFinalInventory = first.slice(1, -2);
-  return [
-    { ...init, objects: [...init.objects, { ref: cm3, action: "Prune" }] },
-    ...withoutFinalInventory,
-    group("Prune", "Started", 0),
-    { type: "prune", ref: cm3, status: "Successful" },
-    group("Prune", "Finished", 0),
-    group("Wait", "Started", 2),
-    { type: "wait", ref: cm3, status: "Pending", message: "Resource scheduled for deletion" },
-    { type: "wait", ref: cm3, status: "Successful" },
-    group("Wait", "Finished", 2),
-    ...inventoryUpdate,
-    { type: "summary", stats: stats({ apply: { successful: 4, created: 4 }, prune: { successful: 1 }, wait: { successful: 5 } }) },
-  ];
-}
+/** `kpt live apply` of a new package (kpt's apply-first.json). */
+export const applyFirst = once(() => run(runApply(kptjsCluster(), packageOf(kptjs, kptjsObjects(false)))));
 
-/** `kpt live destroy`: destroy.json. */
-export function destroy(): EngineEvent[] {
-  return [
-    {
-      type: "init",
-      command: "destroy",
-      dryRun: "none",
-      inventory,
-      objects: [dep, svc, cm2, ns].map((r) => ({ ref: r, action: "Delete" as const })),
-    },
-    group("Delete", "Started", 0),
-    { type: "delete", ref: dep, status: "Successful" },
-    { type: "delete", ref: svc, status: "Successful" },
-    { type: "delete", ref: cm2, status: "Successful" },
-    group("Delete", "Finished", 0),
-    group("Wait", "Started", 0),
-    { type: "wait", ref: dep, status: "Successful" },
-    { type: "wait", ref: svc, status: "Successful" },
-    { type: "wait", ref: cm2, status: "Successful" },
-    group("Wait", "Finished", 0),
-    group("Delete", "Started", 1),
-    { type: "delete", ref: ns, status: "Successful" },
-    group("Delete", "Finished", 1),
-    group("Wait", "Started", 1),
-    { type: "wait", ref: ns, status: "Pending", message: "Resource scheduled for deletion" },
-    { type: "status", ref: ns, status: "Terminating", message: "Resource scheduled for deletion" },
-    { type: "waiting", wave: 1, pending: [{ ref: ns, status: "Terminating", message: "Resource scheduled for deletion" }], total: 1, elapsedMs: 5_000 },
-    { type: "status", ref: ns, status: "NotFound", message: "Resource not found" },
-    { type: "wait", ref: ns, status: "Successful" },
-    group("Wait", "Finished", 1),
-    ...inventoryUpdate,
-    { type: "summary", stats: stats({ delete: { successful: 4 }, wait: { successful: 4 } }) },
-  ];
-}
+/** Re-applying the unchanged package (kpt's apply-ok-status.json). */
+export const applyOkStatus = once(async () => {
+  const cluster = kptjsCluster();
+  await run(runApply(cluster, packageOf(kptjs, kptjsObjects(false))));
+  return run(runApply(cluster, packageOf(kptjs, kptjsObjects(false))));
+});
+
+/** Re-applying with cm2's data changed: cm2 configured, the rest unchanged. */
+export const applyUpdate = once(async () => {
+  const cluster = kptjsCluster();
+  await run(runApply(cluster, packageOf(kptjs, kptjsObjects(false))));
+  const [nsObj, , svcObj, depObj] = kptjsObjects(false);
+  return run(runApply(cluster, packageOf(kptjs, [nsObj!, configMap("cm2", { namespace: "kptjs", data: { key: "changed" } }), svcObj!, depObj!])));
+});
+
+/**
+ * A skipped object (a ConfigMap in "default" that no inventory owns), a Pod the server refuses
+ * (422) and a Deployment depending on it (kpt's apply-failures.json).
+ */
+export const applyFailures = once(() => {
+  const cluster = kptjsCluster()
+    .seed(namespace("default"), namespace("kptjs"), configMap("preexisting", { namespace: "default" }))
+    .failOn({ verb: "create", kind: "Pod", name: "badpod" }, () => invalid("Pod", "badpod", "spec.containers[0].image", "Required value"));
+  const badpodObj = pod("badpod", { namespace: "default", image: "" });
+  const objects = [configMap("preexisting", { namespace: "default" }), badpodObj, deployment("dep", { namespace: "default", dependsOn: [badpodObj] })];
+  return run(runApply(cluster, packageOf(kptjs, objects, () => "a.yaml")));
+});
+
+/** Applying with cm3 removed from the package (kpt's apply-prune.json). */
+export const applyPrune = once(async () => {
+  const cluster = kptjsCluster();
+  await run(runApply(cluster, packageOf(kptjs, kptjsObjects(true))));
+  return run(runApply(cluster, packageOf(kptjs, kptjsObjects(false))));
+});
+
+/** `kpt live destroy`; the Namespace terminates a moment, as its controller empties it (kpt's destroy.json). */
+export const destroy = once(async () => {
+  const cluster = kptjsCluster();
+  await run(runApply(cluster, packageOf(kptjs, kptjsObjects(false))));
+  const nsRef = ref("", "Namespace", "", "kptjs");
+  const live = cluster.peek(nsRef)!;
+  live.metadata.finalizers = ["kubernetes"];
+  await cluster.update(live);
+  cluster.onWrite({ kind: "Namespace", verb: "delete" }, () => cluster.removeFinalizers(nsRef), { delayMs: 20 });
+  return run(runDestroy(cluster, packageOf(kptjs, kptjsObjects(false))));
+});
 
 export async function* streamOf<T>(events: T[], failWith?: Error): AsyncGenerator<T> {
   for (const e of events) yield e;
