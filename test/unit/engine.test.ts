@@ -624,6 +624,81 @@ const scenarios: Scenario[] = [
     ],
     then: (c) => expect(c.peek(refOf(cm))?.data).toEqual({ key: "new" }),
   },
+  {
+    name: "a prune the server refuses (403) fails, and what the refused object depended on is kept: dependent delete actuation failed",
+    given: async () => (await appliedCluster(inApp(cm, first, second))).forbid({ verb: "delete", kind: "ConfigMap", name: "second" }),
+    run: apply(inApp(cm)),
+    want: [
+      "init apply: Apply ConfigMap/config, Prune ConfigMap/second, Prune ConfigMap/first",
+      "Inventory Started",
+      "Inventory Finished",
+      "Apply Started 0",
+      "apply Successful unchanged ConfigMap/config",
+      "Apply Finished 0",
+      "Wait Started 0",
+      "status Current ConfigMap/config",
+      "wait Successful ConfigMap/config",
+      "Wait Finished 0",
+      "Prune Started 1",
+      "prune Failed ConfigMap/second: configmaps \"second\" is forbidden: User \"test\" cannot delete resource \"configmaps\" in API group \"\" in the namespace \"app\"; ask a cluster administrator to grant \"delete\" on configmaps in namespace app, or use a context that has it (--context)",
+      "Prune Finished 1",
+      "Wait Started 1",
+      "wait Skipped ConfigMap/second",
+      "Wait Finished 1",
+      "Prune Started 2",
+      "prune Skipped ConfigMap/first: dependent delete actuation failed: app_second__ConfigMap",
+      "Prune Finished 2",
+      "Wait Started 2",
+      "wait Skipped ConfigMap/first",
+      "Wait Finished 2",
+      "Inventory Started",
+      "Inventory Finished",
+      "summary apply 1ok 0skip 0fail (0 created, 0 configured, 1 unchanged), prune 0/1/1, delete 0/0/0, wait 1ok 2skip 0fail 0timeout",
+    ],
+    then: (c) => expect(inventoryList(c)).toEqual(["ConfigMap/config", "ConfigMap/first", "ConfigMap/second"]),
+  },
+  {
+    name: "server-side apply: a field another manager applied with another value is a conflict, unless forced",
+    given: async () => {
+      const c = freshCluster();
+      await c.apply(ownedBy(configMap("config", { data: { key: "theirs" } }), INVENTORY.id), { fieldManager: "someone-else", force: false });
+      return c;
+    },
+    run: async (c) => {
+      const refused = await runApply(c, inApp(cm), { serverSide: true });
+      expect(c.peek(refOf(cm))?.data).toEqual({ key: "theirs" });
+      const forced = await runApply(c, inApp(cm), { serverSide: true, forceConflicts: true });
+      expect(c.peek(refOf(cm))?.data).toEqual({ key: "value" });
+      return { events: [...refused.events, ...forced.events] };
+    },
+    want: [
+      "init apply: Apply ConfigMap/config",
+      "Inventory Started",
+      "Inventory Finished",
+      "Apply Started 0",
+      "apply Failed ConfigMap/config: Apply failed with 1 conflict: conflict with \"someone-else\": .data.key (use --force-conflicts to take these fields over, or stop setting them in the package)",
+      "Apply Finished 0",
+      "Wait Started 0",
+      "wait Skipped ConfigMap/config",
+      "Wait Finished 0",
+      "Inventory Started",
+      "Inventory Finished",
+      "summary apply 0ok 0skip 1fail (0 created, 0 configured, 0 unchanged), prune 0/0/0, delete 0/0/0, wait 0ok 1skip 0fail 0timeout",
+      "init apply: Apply ConfigMap/config",
+      "Inventory Started",
+      "Inventory Finished",
+      "Apply Started 0",
+      "apply Successful configured ConfigMap/config",
+      "Apply Finished 0",
+      "Wait Started 0",
+      "status Current ConfigMap/config",
+      "wait Successful ConfigMap/config",
+      "Wait Finished 0",
+      "Inventory Started",
+      "Inventory Finished",
+      "summary apply 1ok 0skip 0fail (0 created, 1 configured, 0 unchanged), prune 0/0/0, delete 0/0/0, wait 1ok 0skip 0fail 0timeout",
+    ],
+  },
   ...(["client", "server"] as const).map(
     (dryRun): Scenario => ({
       name: `--dry-run=${dryRun}: a create, an update and a prune are reported, nothing is written, nothing is waited for`,
