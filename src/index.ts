@@ -24,7 +24,11 @@ export interface TargetOptions extends KubeconfigOptions {
   /** A package directory, or an already read package. */
   path?: string;
   package?: Package;
-  /** Use this cluster connection instead of one from the kubeconfig. */
+  /**
+   * Use this cluster instead of opening one from the kubeconfig (it is then not closed here): any
+   * implementation of `Cluster`, such as a `KubeCluster` shared by several runs, or the in-memory
+   * one the engine tests use (test/helpers/memory-cluster.ts).
+   */
   cluster?: Cluster;
 }
 
