@@ -7,7 +7,8 @@
 // BEHAVIOUR CONTRACT
 // - Discovery: a fixed table of built-in kinds (core, apps, batch, rbac, apiextensions) with their
 //   scope and plural; a CustomResourceDefinition that is created adds the kinds of its served
-//   versions at once and gets `Established: True` at once. `serves()` and `scopeOf()` read the
+//   versions at once and gets `Established: True` at once (deleting it removes neither its kinds
+//   nor their objects). `serves()` and `scopeOf()` read the
 //   table; any call on a kind it does not serve fails 404 "the cluster does not serve ...",
 //   KubeCluster's own words. `openapi()` answers undefined, so client-side apply sends JSON merge
 //   patches. The ResourceGroup kind exists only once its CRD is created (`installResourceGroupCrd()`
@@ -428,7 +429,9 @@ export class MemoryCluster implements Cluster {
     const ref = { group, kind, namespace: namespace ?? "", name: "" };
     this.record("list", ref);
     this.check("list", ref, k);
-    const items = [...this.objects.values()].filter((o) => this.selected(o, group, kind, namespace, opts.fieldSelector, opts.labelSelector)).map(clone);
+    // As KubeCluster: a namespace means nothing for a cluster-scoped kind.
+    const ns = k.scope === "Cluster" ? undefined : namespace;
+    const items = [...this.objects.values()].filter((o) => this.selected(o, group, kind, ns, opts.fieldSelector, opts.labelSelector)).map(clone);
     return { items, resourceVersion: String(this.rv) };
   }
 
@@ -586,7 +589,8 @@ export class MemoryCluster implements Cluster {
     this.check("watch", ref, k);
     const from = Number(q.resourceVersion);
     if (from < this.compactedBelow) throw new WatchExpiredError(`too old resource version: ${q.resourceVersion} (${this.compactedBelow})`);
-    const wanted = (e: Logged) => e.rv > from && this.selected(e.object, q.group, q.kind, q.namespace, q.fieldSelector);
+    const ns = k.scope === "Cluster" ? undefined : q.namespace;
+    const wanted = (e: Logged) => e.rv > from && this.selected(e.object, q.group, q.kind, ns, q.fieldSelector);
     const queue: Logged[] = this.log.filter(wanted);
     let wake: (() => void) | undefined;
     const listener = (e: Logged) => {

@@ -94,6 +94,13 @@ const third = configMap("third", { dependsOn: [second] });
 const badpod = pod("badpod");
 const afterPod = deployment("after-pod", { dependsOn: [badpod] });
 const slow = deployment("slow");
+const widgetCrd: KubeObject = {
+  apiVersion: "apiextensions.k8s.io/v1",
+  kind: "CustomResourceDefinition",
+  metadata: { name: "widgets.example.com" },
+  spec: { group: "example.com", scope: "Namespaced", names: { kind: "Widget", plural: "widgets" }, versions: [{ name: "v1", served: true, storage: true }] },
+};
+const widget: KubeObject = { apiVersion: "example.com/v1", kind: "Widget", metadata: { name: "w", namespace: NS }, spec: { size: 1 } };
 const afterSlow = configMap("after-slow", { dependsOn: [slow] });
 
 const scenarios: Scenario[] = [
@@ -697,6 +704,59 @@ const scenarios: Scenario[] = [
       "Inventory Started",
       "Inventory Finished",
       "summary apply 1ok 0skip 0fail (0 created, 1 configured, 0 unchanged), prune 0/0/0, delete 0/0/0, wait 1ok 0skip 0fail 0timeout",
+    ],
+  },
+  {
+    name: "a CRD and its custom resource: the resource waits a wave for its CRD to be established and served",
+    given: async () => freshCluster(),
+    run: apply(inApp(widget, widgetCrd)),
+    want: [
+      "init apply: Apply CustomResourceDefinition/widgets.example.com, Apply Widget/w",
+      "Inventory Started",
+      "Inventory Finished",
+      "Apply Started 0",
+      "apply Successful created CustomResourceDefinition/widgets.example.com",
+      "Apply Finished 0",
+      "Wait Started 0",
+      "status Current CustomResourceDefinition/widgets.example.com",
+      "wait Successful CustomResourceDefinition/widgets.example.com",
+      "Wait Finished 0",
+      "Apply Started 1",
+      "apply Successful created Widget/w",
+      "Apply Finished 1",
+      "Wait Started 1",
+      "status Current Widget/w",
+      "wait Successful Widget/w",
+      "Wait Finished 1",
+      "Inventory Started",
+      "Inventory Finished",
+      "summary apply 2ok 0skip 0fail (2 created, 0 configured, 0 unchanged), prune 0/0/0, delete 0/0/0, wait 2ok 0skip 0fail 0timeout",
+    ],
+    then: (c) => expect(exists(c, widget)).toBe(true),
+  },
+  {
+    name: "destroy deletes a custom resource before its CRD",
+    given: () => appliedCluster(inApp(widget, widgetCrd)),
+    run: destroy(inApp(widget, widgetCrd)),
+    want: [
+      "init destroy: Delete Widget/w, Delete CustomResourceDefinition/widgets.example.com",
+      "Delete Started 0",
+      "delete Successful Widget/w",
+      "Delete Finished 0",
+      "Wait Started 0",
+      "status NotFound Widget/w",
+      "wait Successful Widget/w",
+      "Wait Finished 0",
+      "Delete Started 1",
+      "delete Successful CustomResourceDefinition/widgets.example.com",
+      "Delete Finished 1",
+      "Wait Started 1",
+      "status NotFound CustomResourceDefinition/widgets.example.com",
+      "wait Successful CustomResourceDefinition/widgets.example.com",
+      "Wait Finished 1",
+      "Inventory Started",
+      "Inventory Finished",
+      "summary apply 0ok 0skip 0fail (0 created, 0 configured, 0 unchanged), prune 0/0/0, delete 2/0/0, wait 2ok 0skip 0fail 0timeout",
     ],
   },
   ...(["client", "server"] as const).map(
