@@ -8,11 +8,10 @@
 // - Discovery: a fixed table of built-in kinds (core, apps, batch, rbac, apiextensions) with their
 //   scope and plural; a CustomResourceDefinition that is created adds the kinds of its served
 //   versions at once and gets `Established: True` at once (deleting it removes neither its kinds
-//   nor their objects). `serves()` and `scopeOf()` read the
-//   table; any call on a kind it does not serve fails 404 "the cluster does not serve ...",
-//   KubeCluster's own words. `openapi()` answers undefined, so client-side apply sends JSON merge
-//   patches. The ResourceGroup kind exists only once its CRD is created (`installResourceGroupCrd()`
-//   does it for a test that starts with it).
+//   nor their objects). `serves()` and `scopeOf()` read the table; any call on a kind it does not
+//   serve fails 404 "the cluster does not serve ...", KubeCluster's own words. `openapi()` answers
+//   undefined, so client-side apply sends JSON merge patches. The ResourceGroup kind exists only
+//   once its CRD is created, as on a fresh cluster (a first apply installs it).
 // - Every write bumps one cluster-wide resourceVersion counter (decimal strings) and is logged as
 //   a watch event. A write that changes nothing (same content after the write) keeps the object's
 //   resourceVersion and logs nothing, as the real server does for a no-op patch or apply.
@@ -50,8 +49,9 @@
 //   terminating (verb "delete"; the object still has its finalizers),
 //   `delayMs` later (default: the next macrotask, so the engine first sees the object as written).
 //   `setStatus()` and `removeFinalizers()` are the controller's writes.
-// - `calls` records every request (verb and object) in order, for tests that check what was
-//   written (a dry run writes nothing).
+// - `seed()` stores objects as if made before the test; `peek()`, `contents()` read the store;
+//   `calls` records every request (verb and object) in order, `writes()` the writing ones, for
+//   tests that check what was written (a dry run writes nothing).
 
 import { randomUUID } from "node:crypto";
 import { ApiError } from "../../src/cluster/api-error.js";
@@ -114,7 +114,7 @@ function isMap(v: unknown): v is Record<string, unknown> {
 }
 
 /** RFC 7386 JSON merge patch. */
-export function mergePatch(target: unknown, patch: unknown): unknown {
+function mergePatch(target: unknown, patch: unknown): unknown {
   if (!isMap(patch)) return clone(patch);
   const out: Record<string, unknown> = isMap(target) ? { ...target } : {};
   for (const [k, v] of Object.entries(patch)) {
