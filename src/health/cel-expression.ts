@@ -36,7 +36,8 @@ export function compileExpression(text: string): CompiledExpression {
   const checked = e.check(text);
   if (!checked.valid) return { ok: false, message: `does not compile: ${firstLine(checked.error?.message ?? "invalid expression")}` };
   if (checked.type !== "bool" && checked.type !== "dyn") {
-    return { ok: false, message: `gives a ${checked.type}, not a boolean: compare it (e.g. == 'Ready', > 0)` };
+    const type = checked.type ?? "value";
+    return { ok: false, message: `gives ${/^[aeiou]/.test(type) ? "an" : "a"} ${type}, not a boolean: compare it (e.g. == 'Ready', > 0)` };
   }
   const program = e.parse(text);
   return {

@@ -39,7 +39,12 @@ const API_VERSION = /^([a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-
 export function parseHealthRules(docs: readonly PackageDocument[], opts: ParseHealthRulesOptions): ParsedHealthRules {
   const rules: CompiledRule[] = [];
   const issues: PackageIssue[] = [];
-  for (const doc of docs) parseDocument(doc, opts, rules, issues);
+  for (const doc of docs) {
+    const found: PackageIssue[] = [];
+    parseDocument(doc, opts, rules, found);
+    // Top to bottom, as the user reads the file (stable for problems on one line).
+    issues.push(...found.sort((a, b) => (a.source?.line ?? 0) - (b.source?.line ?? 0)));
+  }
   issues.push(...findDuplicates(rules));
   return { rules, issues };
 }
