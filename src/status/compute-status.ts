@@ -7,8 +7,8 @@ import { MalformedStatusError, isRecord } from "./fields.js";
 import { current, unknown } from "./results.js";
 import { configConnectorStatus, isConfigConnectorGroup } from "./rules/config-connector.js";
 import { findKindRule } from "./rules/by-kind.js";
-import { checkGeneration, checkGenericProperties, checkReadyCondition, isTerminating, terminating } from "./rules/generic.js";
-import { healthRuleStatus } from "./rules/health-rule.js";
+import { checkGenericProperties, checkReadyCondition, isTerminating, terminating } from "./rules/generic.js";
+import { checkRuleGeneration, healthRuleStatus } from "./rules/health-rule.js";
 import type { ComputeStatusOptions, StatusResult } from "./types.js";
 
 /**
@@ -26,7 +26,7 @@ export function computeStatus(obj: KubeObject, opts: ComputeStatusOptions = {}):
     const health = opts.healthRules?.find(obj.apiVersion, obj.kind);
     if (health) {
       if (isTerminating(obj)) return terminating();
-      return checkGeneration(obj) ?? healthRuleStatus(obj, health);
+      return checkRuleGeneration(obj) ?? healthRuleStatus(obj, health);
     }
     const group = groupOf(obj.apiVersion);
     if (isConfigConnectorGroup(group)) return configConnectorStatus(obj);

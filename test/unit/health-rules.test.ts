@@ -127,6 +127,8 @@ describe("a rule decides the status", () => {
     ["anything else waits, saying what the field holds", widget({ phase: "Provisioning" }), "InProgress", `rule widget current: status.phase == 'Ready' is false; status.phase is "Provisioning"`],
     ["no status yet: the missing field is the reason, not a crash", widget(), "InProgress", "rule widget failed: status.phase == 'Failed' cannot be evaluated yet: No such key: phase"],
     ["the generation check comes first", widget({ phase: "Ready", observedGeneration: 1 }, { generation: 2 }), "InProgress", "Widget generation is 2, but latest observed generation is 1"],
+    ["a string observedGeneration (Argo Rollouts) is compared as a number", widget({ phase: "Ready", observedGeneration: "1" }, { generation: 2 }), "InProgress", "Widget generation is 2, but latest observed generation is 1"],
+    ["a string observedGeneration that matches", widget({ phase: "Ready", observedGeneration: "2" }, { generation: 2 }), "Current", "rule widget current: status.phase == 'Ready'"],
     ["Terminating comes first", widget({ phase: "Ready" }, { deletionTimestamp: "2026-01-01T00:00:00Z" }), "Terminating", "Resource scheduled for deletion"],
     ["the rule replaces the Ready condition", widget({ phase: "Provisioning", conditions: [{ type: "Ready", status: "True" }] }), "InProgress", `rule widget current: status.phase == 'Ready' is false; status.phase is "Provisioning"`],
   ])("%s", (_n, obj, want, message) => {

@@ -34,7 +34,7 @@ export function generationMessage(kind: string, generation: number, observed: nu
 }
 
 /** A missing observedGeneration is not a mismatch: many resources never set it. */
-export function checkGeneration(obj: KubeObject): StatusResult | undefined {
+function checkGeneration(obj: KubeObject): StatusResult | undefined {
   const generation = strictInt(obj, "metadata.generation");
   if (generation === undefined) return undefined;
   const observed = strictInt(obj, "status.observedGeneration");

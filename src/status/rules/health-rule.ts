@@ -6,9 +6,27 @@
 import type { KubeObject } from "../../object/types.js";
 import { isRecord } from "../fields.js";
 import { current, failed, inProgress } from "../results.js";
+import { generationMessage } from "./generic.js";
 import type { HealthExpression, HealthRule, StatusResult } from "../types.js";
 
 type Outcome = { ok: true; value: boolean } | { ok: false; result: StatusResult };
+
+/**
+ * kstatus' generation check, lenient about the type: Argo Rollouts writes status.observedGeneration
+ * as a string ("3"), which kstatus' strict reader calls malformed. Anything not a whole number is
+ * no observedGeneration at all.
+ */
+export function checkRuleGeneration(obj: KubeObject): StatusResult | undefined {
+  const generation = wholeNumber(obj.metadata?.generation);
+  const observed = wholeNumber(isRecord(obj.status) ? obj.status.observedGeneration : undefined);
+  if (generation === undefined || observed === undefined || generation === observed) return undefined;
+  return inProgress("LatestGenerationNotObserved", generationMessage(obj.kind, generation, observed));
+}
+
+function wholeNumber(v: unknown): number | undefined {
+  const n = typeof v === "number" ? v : typeof v === "string" && /^\d+$/.test(v) ? Number(v) : NaN;
+  return Number.isInteger(n) ? n : undefined;
+}
 
 /** The rule's verdict on `obj` (the generic checks, Terminating and generation, come first). */
 export function healthRuleStatus(obj: KubeObject, rule: HealthRule): StatusResult {
