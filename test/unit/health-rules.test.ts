@@ -1,6 +1,7 @@
 // Health rules (docs/health-rules.md): how HealthRules documents are read and refused, and how a
 // compiled rule decides an object's status.
 
+import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { formatIssue } from "../../src/errors.js";
 import { fieldsRead } from "../../src/health/cel-expression.js";
@@ -192,5 +193,37 @@ describe("fieldsRead: what a waiting message shows", () => {
     ["true", []],
   ])("%s", (text, fields) => {
     expect(fieldsRead(text)).toEqual(fields);
+  });
+});
+
+describe("docs/health-rules.md", () => {
+  const text = readFileSync(new URL("../../docs/health-rules.md", import.meta.url), "utf8");
+  const blocks = [...text.matchAll(/```yaml\n([\s\S]*?)```/g)].map((m) => m[1]!).filter((b) => b.includes("kind: HealthRules"));
+  const all = blocks.flatMap((b) => rulesOf(b));
+  const set = new HealthRuleSet([all]);
+  const judge = (o: Omit<KubeObject, "metadata"> & { metadata?: KubeObject["metadata"] }) => computeStatus({ metadata: { name: "x", generation: 1 }, ...o } as KubeObject, { healthRules: set }).status;
+  const cond = (type: string, status: string, extra: Record<string, unknown> = {}) => ({ type, status, ...extra });
+
+  it("every HealthRules example compiles", () => {
+    expect(blocks.length).toBeGreaterThanOrEqual(2);
+    expect(all.map((r) => r.kind)).toEqual(["Widget", "Instance", "Rollout", "Certificate", "Cluster"]);
+  });
+
+  it.each([
+    ["Crossplane: Synced and Ready", { apiVersion: "ec2.aws.upbound.io/v1beta1", kind: "Instance", status: { conditions: [cond("Synced", "True"), cond("Ready", "True")] } }, "Current"],
+    ["Crossplane: Ready but not Synced", { apiVersion: "ec2.aws.upbound.io/v1beta2", kind: "Instance", status: { conditions: [cond("Synced", "Unknown"), cond("Ready", "True")] } }, "InProgress"],
+    ["Crossplane: a reconcile error", { apiVersion: "ec2.aws.upbound.io/v1beta1", kind: "Instance", status: { conditions: [cond("Synced", "False", { reason: "ReconcileError" })] } }, "Failed"],
+    ["Crossplane: just created", { apiVersion: "ec2.aws.upbound.io/v1beta1", kind: "Instance" }, "InProgress"],
+    ["Argo Rollouts: Healthy", { apiVersion: "argoproj.io/v1alpha1", kind: "Rollout", status: { phase: "Healthy", observedGeneration: "1" } }, "Current"],
+    ["Argo Rollouts: Paused", { apiVersion: "argoproj.io/v1alpha1", kind: "Rollout", status: { phase: "Paused", observedGeneration: "1" } }, "InProgress"],
+    ["Argo Rollouts: Degraded", { apiVersion: "argoproj.io/v1alpha1", kind: "Rollout", status: { phase: "Degraded", observedGeneration: "1" } }, "Failed"],
+    ["cert-manager: Ready for this generation", { apiVersion: "cert-manager.io/v1", kind: "Certificate", status: { conditions: [cond("Ready", "True", { observedGeneration: 1 })] } }, "Current"],
+    ["cert-manager: Ready for an older generation", { apiVersion: "cert-manager.io/v1", kind: "Certificate", metadata: { name: "c", generation: 2 }, status: { conditions: [cond("Ready", "True", { observedGeneration: 1 })] } }, "InProgress"],
+    ["cert-manager: re-issuing", { apiVersion: "cert-manager.io/v1", kind: "Certificate", status: { conditions: [cond("Ready", "True", { observedGeneration: 1 }), cond("Issuing", "True")] } }, "InProgress"],
+    ["CloudNativePG: healthy", { apiVersion: "postgresql.cnpg.io/v1", kind: "Cluster", status: { phase: "Cluster in healthy state", instances: 3, readyInstances: 3 } }, "Current"],
+    ["CloudNativePG: creating", { apiVersion: "postgresql.cnpg.io/v1", kind: "Cluster", status: { phase: "Setting up primary", instances: 3, readyInstances: 0 } }, "InProgress"],
+    ["CloudNativePG: unrecoverable", { apiVersion: "postgresql.cnpg.io/v1", kind: "Cluster", status: { phase: "Cluster is in an unrecoverable state, needs manual intervention" } }, "Failed"],
+  ])("%s", (_n, obj, want) => {
+    expect(judge(obj as KubeObject)).toBe(want);
   });
 });
