@@ -1,6 +1,5 @@
 // What a command needs from the process, passed in so commands stay testable and only printers write.
 
-import { loadHealthRules } from "../health/load-health-rules.js";
 import { resolveColor } from "../print/color.js";
 import { readPackage } from "../object/read-package.js";
 import type { Package } from "../object/types.js";
@@ -41,6 +40,9 @@ export async function readCommandPackage(path: string, io: CommandIO): Promise<P
  * compiled now, so a bad rule stops the command (exit 2) before it opens the cluster.
  */
 export async function statusOptionsFor(pkg: Package, healthRuleFiles: readonly string[] | undefined): Promise<Omit<ComputeStatusOptions, "now">> {
+  if (!pkg.healthRules?.length && !healthRuleFiles?.length) return {};
+  // The CEL compiler loads only for runs that have rules.
+  const { loadHealthRules } = await import("../health/load-health-rules.js");
   const healthRules = await loadHealthRules({ packageDocuments: pkg.healthRules ?? [], files: healthRuleFiles ?? [] });
   return healthRules ? { healthRules } : {};
 }
