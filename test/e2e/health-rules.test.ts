@@ -90,7 +90,7 @@ async function widgetPackage(prefix: string): Promise<{ ns: string; dir: string;
     "after.yaml": dependent(group, ns, "w"),
     "health.yaml": healthRules(group),
   });
-  const init = await kptTs(["live", "init", "--namespace", ns, dir]);
+  const init = await kptTs(["live", "init", dir]);
   expect(init.code, init.stderr).toBe(0);
   cleanups.push(async () => {
     await kptTs(["live", "destroy", "--delete-timeout=30s", dir]);
@@ -228,7 +228,7 @@ describe("malformed rules are bad input", () => {
       text += m.rule;
     }
     const dir = await writePackage({ "cm.yaml": `apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: untouched\n  namespace: ${ns}\ndata:\n  a: b\n`, "health.yaml": text });
-    expect((await kptTs(["live", "init", "--namespace", ns, dir])).code).toBe(0);
+    expect((await kptTs(["live", "init", dir])).code).toBe(0);
 
     const r = await kptTs(["live", "apply", dir]);
     expect(r.code, r.stdout + r.stderr).toBe(2);
