@@ -194,7 +194,9 @@ describe("live apply waits for a custom resource as its health rule says", () =>
     expect((await kpt(["live", "init", "--namespace", ns, dir])).code).toBe(0);
     const r = await kpt(["live", "apply", "--reconcile-timeout=1m", dir]);
     expect(r.code, r.stdout + r.stderr).toBe(0);
-    expect(r.stdout).toContain(`widget.${group}/w created`);
+    expect(r.stdout).toContain(`widget.${group}/w apply successful\n`);
+    // Two objects, the CRD and the widget: the HealthRules document was left out.
+    expect(r.stdout).toContain("apply result: 2 attempted, 2 successful, 0 skipped, 0 failed\n");
     expect(r.stdout).not.toMatch(/healthrules/i);
     // kpt-ts reads the package kpt applied, with the rule: the widget has no phase yet.
     const status = await kptTs(["live", "status", dir]);
