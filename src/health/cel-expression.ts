@@ -34,7 +34,7 @@ export type CompiledExpression = { ok: true; expression: HealthExpression } | { 
 export function compileExpression(text: string): CompiledExpression {
   const e = celEnvironment();
   const checked = e.check(text);
-  if (!checked.valid) return { ok: false, message: `does not compile: ${firstLine(checked.error?.message ?? "invalid expression")}` };
+  if (!checked.valid) return { ok: false, message: `does not compile: ${describeError(checked.error)}` };
   if (checked.type !== "bool" && checked.type !== "dyn") {
     const type = checked.type ?? "value";
     return { ok: false, message: `gives ${/^[aeiou]/.test(type) ? "an" : "a"} ${type}, not a boolean: compare it (e.g. == 'Ready', > 0)` };
@@ -51,8 +51,11 @@ function variablesOf(obj: KubeObject): Record<string, unknown> {
   return { object: obj, self: obj, metadata: obj.metadata ?? {}, spec: obj.spec ?? {}, status: obj.status ?? {} };
 }
 
-function firstLine(s: string): string {
-  return s.split("\n")[0]!.trim();
+/** `Unexpected character: = (column 14)`: the library's summary, and where in the expression. */
+function describeError(err: { message?: string; summary?: string; range?: { start: number } } | undefined): string {
+  if (!err) return "invalid expression";
+  const what = err.summary ?? (err.message ?? "invalid expression").split("\n")[0]!.trim();
+  return err.range ? `${what} (column ${err.range.start + 1})` : what;
 }
 
 const MAX_FIELDS = 3;

@@ -260,8 +260,11 @@ describe("malformed rules are bad input", () => {
     await writeFile(rules, `apiVersion: kpt-ts.dev/v1alpha1\nkind: HealthRules\nmetadata:\n  name: mine\nspec:\n  rules:\n  - group: acc.example.com\n    kind: Widget\n    current: "status.phase = 'Ready'"\n`);
     const unreachable = join(dir, "..", `kubeconfig-${randomSuffix()}`);
     await writeFile(unreachable, "apiVersion: v1\nkind: Config\nclusters:\n- name: c\n  cluster: {server: 'https://127.0.0.1:1'}\ncontexts:\n- name: c\n  context: {cluster: c, user: u}\ncurrent-context: c\nusers:\n- name: u\n  user: {token: t}\n");
+    const good = join(dir, "..", `good-${randomSuffix()}.yaml`);
+    await writeFile(good, `apiVersion: kpt-ts.dev/v1alpha1\nkind: HealthRules\nmetadata:\n  name: fine\nspec:\n  rules:\n  - group: acc.example.com\n    kind: Gadget\n    current: "status.ok"\n`);
     for (const command of ["apply", "status", "destroy"]) {
-      const r = await kptTs(["live", command, "--health-rules", rules, dir], { env: { KUBECONFIG: unreachable } });
+      // Repeated: every file is read (the bad one is the second).
+      const r = await kptTs(["live", command, "--health-rules", good, "--health-rules", rules, dir], { env: { KUBECONFIG: unreachable } });
       expect(r.code, `${command}: ${r.stderr}`).toBe(2);
       expect(r.stderr).toMatch(new RegExp(`^error: ${escape(rules)}:9: HealthRules/mine: current: "status.phase = 'Ready'" does not compile`, "m"));
     }
