@@ -164,6 +164,17 @@ describe("rule expressions", () => {
     expect(status(rule, obj).status).toBe(want);
   });
 
+  it("a Secret's values are never shown, whatever its rule reads", () => {
+    const rules = new HealthRuleSet([rulesOf(`${HEAD}  - apiVersion: v1\n    kind: Secret\n    current: "object.data.token == 'x'"\n    failed: "object.data.token"\n`)]);
+    const secret = { apiVersion: "v1", kind: "Secret", metadata: { name: "s" }, data: { token: "c2VjcmV0" } } as KubeObject;
+    const r = computeStatus(secret, { healthRules: rules });
+    expect(r.status).toBe("InProgress");
+    expect(r.message).toBe("rule secret failed: object.data.token gave a string, not true or false");
+    const r2 = computeStatus({ ...secret, data: {} } as KubeObject, { healthRules: new HealthRuleSet([rulesOf(`${HEAD}  - apiVersion: v1\n    kind: Secret\n    current: "has(object.data.token) && object.data.token == 'x'"\n`)]) });
+    expect(r2.message).toBe("rule secret current: has(object.data.token) && object.data.token == 'x' is false");
+    expect(JSON.stringify([r, r2])).not.toContain("c2VjcmV0");
+  });
+
   it("a non-boolean value at run time names the value", () => {
     expect(status(`    current: "status.ready"\n`, widget({ ready: "yes" })).message).toBe(`rule widget current: status.ready gave "yes", not true or false`);
   });

@@ -57,7 +57,8 @@ function test(obj: KubeObject, rule: HealthRule, which: string, e: HealthExpress
   }
   // The compiler refuses expressions known not to be boolean; a `dyn` one (`status.ready`) is checked here.
   if (typeof value !== "boolean") {
-    return { ok: false, result: inProgress("HealthRuleError", `${describe(rule, which, e)} gave ${shortValue(value)}, not true or false`) };
+    const gave = isSecret(obj) ? `a ${typeof value}` : shortValue(value);
+    return { ok: false, result: inProgress("HealthRuleError", `${describe(rule, which, e)} gave ${gave}, not true or false`) };
   }
   return { ok: true, value };
 }
@@ -68,11 +69,16 @@ function describe(rule: HealthRule, which: string, e: HealthExpression): string 
 
 /** `; status.phase is "Provisioning"`: what the expression read, so a wait says what it waits on. */
 function fieldValues(obj: KubeObject, e: HealthExpression): string {
+  if (isSecret(obj)) return ""; // never a Secret's values, whatever a rule reads
   const parts = e.fields.map((f) => {
     const v = readPath(obj, f);
     return v === undefined ? `${f} is not set` : `${f} is ${shortValue(v)}`;
   });
   return parts.length > 0 ? `; ${parts.join(", ")}` : "";
+}
+
+function isSecret(obj: KubeObject): boolean {
+  return obj.kind === "Secret" && obj.apiVersion === "v1";
 }
 
 function readPath(obj: unknown, path: string): unknown {
