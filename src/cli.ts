@@ -61,6 +61,7 @@ function addFlags(cmd: Command, spec: FlagsSpec): Command {
     const opt = new Option(f.flags, f.description);
     if (f.default !== undefined) opt.default(f.default);
     if (f.hidden) opt.hideHelp();
+    if (f.repeatable) opt.argParser((value: string, previous: string[] | undefined) => [...(previous ?? []), value]);
     if (opt.attributeName() !== key) throw new Error(`flag spec "${key}" does not match ${f.flags}`);
     cmd.addOption(opt);
     if (f.boolean) {

@@ -19,6 +19,7 @@ import { readPackage } from "./object/read-package.js";
 import type { Package } from "./object/types.js";
 import { followStatus, type FollowStatusOptions } from "./status/follow-status.js";
 import { inventoryObjects } from "./inventory/cluster-inventory.js";
+import { loadHealthRules } from "./health/load-health-rules.js";
 
 export interface TargetOptions extends KubeconfigOptions {
   /** A package directory, or an already read package. */
@@ -39,10 +40,20 @@ async function open(t: TargetOptions): Promise<{ pkg: Package; cluster: Cluster;
   return { pkg, cluster, owned: !t.cluster };
 }
 
-async function* withCluster<T>(t: TargetOptions, run: (pkg: Package, cluster: Cluster) => AsyncIterable<T>): AsyncIterable<T> {
-  const { pkg, cluster, owned } = await open(t);
+/** The package's health rules (docs/health-rules.md), unless the caller gave its own statusOptions. */
+async function packageStatusOptions(pkg: Package, given: EngineOptions["statusOptions"]): Promise<EngineOptions["statusOptions"]> {
+  if (given) return given;
+  const healthRules = await loadHealthRules({ packageDocuments: pkg.healthRules ?? [] });
+  return healthRules ? { healthRules } : undefined;
+}
+
+async function* withCluster<T>(t: TargetOptions & Pick<EngineOptions, "statusOptions">, run: (pkg: Package, cluster: Cluster, statusOptions: EngineOptions["statusOptions"]) => AsyncIterable<T>): AsyncIterable<T> {
+  const pkg = t.package ?? (t.path !== undefined ? await readPackage(t.path) : undefined);
+  // Bad rules stop the run before any connection is opened.
+  const statusOptions = pkg ? await packageStatusOptions(pkg, t.statusOptions) : undefined;
+  const { cluster, owned } = await open({ ...t, ...(pkg ? { package: pkg } : {}) });
   try {
-    yield* run(pkg, cluster);
+    yield* run(pkg!, cluster, statusOptions);
   } finally {
     if (owned) cluster.close();
   }
@@ -50,12 +61,12 @@ async function* withCluster<T>(t: TargetOptions, run: (pkg: Package, cluster: Cl
 
 /** Applies a package (like `kpt-ts live apply`), yielding events until the run ends. */
 export function apply(options: TargetOptions & EngineOptions): AsyncIterable<EngineEvent> {
-  return withCluster(options, (pkg, cluster) => runApply(pkg, cluster, options));
+  return withCluster(options, (pkg, cluster, statusOptions) => runApply(pkg, cluster, { ...options, statusOptions }));
 }
 
 /** Deletes everything a package's inventory lists (like `kpt-ts live destroy`). */
 export function destroy(options: TargetOptions & EngineOptions): AsyncIterable<EngineEvent> {
-  return withCluster(options, (pkg, cluster) => runDestroy(pkg, cluster, options));
+  return withCluster(options, (pkg, cluster, statusOptions) => runDestroy(pkg, cluster, { ...options, statusOptions }));
 }
 
 /** What `apply` (or, with `command: "destroy"`, `destroy`) would do, as data; nothing is written. */
@@ -70,8 +81,8 @@ export async function plan(options: TargetOptions & EngineOptions & { command?: 
 
 /** The status of the inventory's objects (like `kpt-ts live status`). */
 export function status(options: TargetOptions & FollowStatusOptions): AsyncIterable<StatusEvent> {
-  return withCluster(options, async function* (pkg, cluster) {
-    yield* followStatus(cluster, await inventoryObjects(cluster, pkg.inventory, options.signal), options);
+  return withCluster(options, async function* (pkg, cluster, statusOptions) {
+    yield* followStatus(cluster, await inventoryObjects(cluster, pkg.inventory, options.signal), { ...options, statusOptions });
   });
 }
 
@@ -82,4 +93,5 @@ export { countPlan, planChangesNothing } from "./plan/types.js";
 export type * from "./events.js";
 export { formatRef, refKey, type ObjRef } from "./object/ref.js";
 export { computeStatus } from "./status/compute-status.js";
+export { loadHealthRules, type HealthRuleSources } from "./health/load-health-rules.js";
 export { PackageError, ClusterError, ResultError, KptTsError, exitCodeFor } from "./errors.js";

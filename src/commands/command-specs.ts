@@ -1,7 +1,7 @@
 // Every command's flags, declared once: src/cli.ts registers them with commander, and each
 // command receives them parsed and typed (FlagValues<typeof ...>). Defaults live here.
 
-import { bool, duration, list, oneOf, optionalText, text, verbosity, wholeNumber, type FlagSpec, type FlagValues } from "./flag-spec.js";
+import { bool, duration, files, list, oneOf, optionalText, text, verbosity, wholeNumber, type FlagSpec, type FlagValues } from "./flag-spec.js";
 
 /** Flags of `live` that every subcommand inherits. */
 export const globalFlags = {
@@ -25,6 +25,7 @@ const propagation = (name: string, description: string, what: string) =>
 const statusPolicy = (description: string) => oneOf("--status-policy <policy>", description, ["all", "none"] as const, "all", "status policy must be one of all, none");
 const historyLimit = () => wholeNumber("--history-limit <n>", "change records kept for this inventory, newest first (default 200; 0 records nothing)", 0);
 const yes = (): FlagSpec<boolean> => ({ ...bool("yes", "do not ask before pruning or deleting (the question comes only in a terminal)"), flags: "-y, --yes" });
+const healthRules = () => files("--health-rules <file>", "health rules for custom kinds (a HealthRules YAML file, see docs/health-rules.md); may be repeated; they win over the package's");
 const fieldManager = () => text("--field-manager <name>", "field manager for server-side apply", "kubectl");
 
 export const initFlags = {
@@ -50,6 +51,7 @@ export const applyFlags = {
   statusPolicy: statusPolicy("all: record each object's status in the inventory; none: do not"),
   concurrency: wholeNumber("--concurrency <n>", "objects applied or deleted at once within a wave (default 16)", 1),
   pollPeriod: duration("--poll-period <duration>", "poll period where the cluster refuses watches", "2s"),
+  healthRules: healthRules(),
   historyLimit: historyLimit(),
   yes: yes(),
 };
@@ -63,6 +65,7 @@ export const destroyFlags = {
   deletePropagationPolicy: propagation("delete-propagation-policy", "Background, Foreground or Orphan", "delete"),
   deleteTimeout: duration("--delete-timeout <duration>", "how long to wait for each wave to be gone; 0 waits as long as it takes"),
   concurrency: wholeNumber("--concurrency <n>", "objects deleted at once within a wave (default 16)", 1),
+  healthRules: healthRules(),
   historyLimit: historyLimit(),
   yes: yes(),
 };
@@ -83,6 +86,7 @@ export const statusFlags = {
   output: runOutput(),
   statuses: list("--statuses <list>", "only show objects with these statuses (comma-separated)"),
   namespaces: list("--namespaces <list>", "only show objects in these namespaces (comma-separated)"),
+  healthRules: healthRules(),
 };
 
 export const historyFlags = { output: output(["table", "json"] as const, "table") };

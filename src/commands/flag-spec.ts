@@ -14,6 +14,8 @@ export interface FlagSpec<T> {
   /** A Go-style boolean: `--x`, `--x=true|false` and a hidden `--no-x`. */
   boolean?: boolean;
   hidden?: boolean;
+  /** May be given more than once: commander collects the values into a list. */
+  repeatable?: boolean;
   /** Turns commander's raw value into the command's value; throws UsageError on a bad one. */
   parse(raw: unknown, flag: string): T;
 }
@@ -96,6 +98,11 @@ export function wholeNumber(flags: string, description: string, min: 0 | 1): Fla
 /** A comma-separated list; undefined when absent. */
 export function list(flags: string, description: string): FlagSpec<string[] | undefined> {
   return { flags, description, parse: (v) => (v === undefined ? undefined : String(v).split(",").map((s) => s.trim()).filter(Boolean)) };
+}
+
+/** A file name that may be given more than once (`--health-rules a.yaml --health-rules b.yaml`); undefined when absent. */
+export function files(flags: string, description: string): FlagSpec<string[] | undefined> {
+  return { flags, description, repeatable: true, parse: (v) => (v === undefined ? undefined : (Array.isArray(v) ? v : [v]).map(String)) };
 }
 
 /** `-v [level]`: any level but 0 turns verbose errors on. */

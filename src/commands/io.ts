@@ -3,6 +3,7 @@
 import { resolveColor } from "../print/color.js";
 import { readPackage } from "../object/read-package.js";
 import type { Package } from "../object/types.js";
+import type { ComputeStatusOptions } from "../status/types.js";
 import type { GlobalFlags } from "./command-specs.js";
 
 export interface CommandIO {
@@ -33,3 +34,15 @@ export async function readCommandPackage(path: string, io: CommandIO): Promise<P
   return readPackage(path, { stdin: await packageText(path, io), onWarning: (w) => io.stderr.write(`[WARN] ${w}\n`) });
 }
 
+
+/**
+ * How the command computes statuses: the package's health rules and the --health-rules files',
+ * compiled now, so a bad rule stops the command (exit 2) before it opens the cluster.
+ */
+export async function statusOptionsFor(pkg: Package, healthRuleFiles: readonly string[] | undefined): Promise<Omit<ComputeStatusOptions, "now">> {
+  if (!pkg.healthRules?.length && !healthRuleFiles?.length) return {};
+  // The CEL compiler loads only for runs that have rules.
+  const { loadHealthRules } = await import("../health/load-health-rules.js");
+  const healthRules = await loadHealthRules({ packageDocuments: pkg.healthRules ?? [], files: healthRuleFiles ?? [] });
+  return healthRules ? { healthRules } : {};
+}

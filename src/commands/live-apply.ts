@@ -5,7 +5,7 @@ import { UsageError } from "../errors.js";
 import type { FlagValues } from "./flag-spec.js";
 import type { applyFlags, GlobalFlags } from "./command-specs.js";
 import { confirmHook } from "./confirm-deletes.js";
-import { colorFor, readCommandPackage, type CommandIO } from "./io.js";
+import { colorFor, readCommandPackage, statusOptionsFor, type CommandIO } from "./io.js";
 import { openCluster } from "./open-cluster.js";
 import { showRun } from "./show-run.js";
 
@@ -13,6 +13,7 @@ export async function liveApply(pkgPath: string, f: FlagValues<typeof applyFlags
   if (f.forceConflicts && !f.serverSide) throw new UsageError("--force-conflicts only applies with --server-side");
   const dryRun = f.dryRun ? (f.serverSide ? ("server" as const) : ("client" as const)) : ("none" as const);
   const pkg = await readCommandPackage(pkgPath, io);
+  const statusOptions = await statusOptionsFor(pkg, f.healthRules);
   const cluster = openCluster(g, { maxSockets: (f.concurrency ?? 16) + 32 });
   try {
     const confirm = confirmHook(pkg, { command: "apply", yes: f.yes, dryRun: dryRun !== "none", output: f.output, color: colorFor(io, g) }, io);
@@ -29,6 +30,7 @@ export async function liveApply(pkgPath: string, f: FlagValues<typeof applyFlags
       statusPolicy: f.statusPolicy,
       concurrency: f.concurrency,
       pollPeriodMs: f.pollPeriod,
+      statusOptions,
       signal: io.signal,
       confirm,
     });

@@ -4,13 +4,14 @@ import { runDestroy } from "../engine/run-destroy.js";
 import type { FlagValues } from "./flag-spec.js";
 import type { destroyFlags, GlobalFlags } from "./command-specs.js";
 import { confirmHook } from "./confirm-deletes.js";
-import { colorFor, readCommandPackage, type CommandIO } from "./io.js";
+import { colorFor, readCommandPackage, statusOptionsFor, type CommandIO } from "./io.js";
 import { openCluster } from "./open-cluster.js";
 import { showRun } from "./show-run.js";
 
 export async function liveDestroy(pkgPath: string, f: FlagValues<typeof destroyFlags>, g: GlobalFlags, io: CommandIO): Promise<void> {
   const dryRun = f.dryRun ? ("client" as const) : ("none" as const);
   const pkg = await readCommandPackage(pkgPath, io);
+  const statusOptions = await statusOptionsFor(pkg, f.healthRules);
   const cluster = openCluster(g, { maxSockets: (f.concurrency ?? 16) + 32 });
   try {
     const confirm = confirmHook(pkg, { command: "destroy", yes: f.yes, dryRun: f.dryRun, output: f.output, color: colorFor(io, g) }, io);
@@ -20,6 +21,7 @@ export async function liveDestroy(pkgPath: string, f: FlagValues<typeof destroyF
       prunePropagationPolicy: f.deletePropagationPolicy,
       pruneTimeoutMs: f.deleteTimeout,
       concurrency: f.concurrency,
+      statusOptions,
       signal: io.signal,
       confirm,
     });

@@ -5,11 +5,12 @@ import { printLiveStatus } from "../print/status-printer.js";
 import { followStatus } from "../status/follow-status.js";
 import type { FlagValues } from "./flag-spec.js";
 import type { GlobalFlags, statusFlags } from "./command-specs.js";
-import { colorFor, readCommandPackage, type CommandIO } from "./io.js";
+import { colorFor, readCommandPackage, statusOptionsFor, type CommandIO } from "./io.js";
 import { openCluster } from "./open-cluster.js";
 
 export async function liveStatus(pkgPath: string, f: FlagValues<typeof statusFlags>, g: GlobalFlags, io: CommandIO): Promise<void> {
   const pkg = await readCommandPackage(pkgPath, io);
+  const statusOptions = await statusOptionsFor(pkg, f.healthRules);
   const cluster = openCluster(g);
   try {
     let refs = await inventoryObjects(cluster, pkg.inventory, io.signal);
@@ -20,7 +21,7 @@ export async function liveStatus(pkgPath: string, f: FlagValues<typeof statusFla
       return;
     }
     const statuses = f.statuses ? new Set(f.statuses.map((s) => s.toLowerCase())) : undefined;
-    const events = followStatus(cluster, refs, { pollUntil: f.pollUntil, timeoutMs: f.timeout, pollPeriodMs: f.pollPeriod, signal: io.signal });
+    const events = followStatus(cluster, refs, { pollUntil: f.pollUntil, timeoutMs: f.timeout, pollPeriodMs: f.pollPeriod, signal: io.signal, statusOptions });
     await printLiveStatus(statuses ? filterStatuses(events, statuses) : events, {
       output: f.output,
       stdout: io.stdout,

@@ -1,13 +1,14 @@
 // The pure package reader: file texts in, the objects to apply and the package's inventory
 // out, with every problem of the package found in one pass (kpt stops at the first).
 // What kpt leaves out is left out here too: Kptfiles, local-config objects, function
-// configurations and ResourceGroups (the inventory template is never applied).
+// configurations and ResourceGroups (the inventory template is never applied). HealthRules
+// documents are set aside for src/health/, which checks and compiles them.
 
 import { posix } from "node:path";
 import { PackageError } from "../errors.js";
 import type { PackageIssue } from "../errors.js";
 import { refKey, refOf } from "./ref.js";
-import type { InventoryInfo, KubeObject, Package, PackageObject, SourcePos } from "./types.js";
+import type { InventoryInfo, KubeObject, Package, PackageDocument, PackageObject, SourcePos } from "./types.js";
 import { describeObject, isRecord, validateObject } from "./validate-object.js";
 import { parseYamlDocuments } from "./yaml-documents.js";
 import type { FieldPath } from "./yaml-documents.js";
@@ -17,6 +18,9 @@ export const INVENTORY_ID_LABEL = "cli-utils.sigs.k8s.io/inventory-id";
 export const LOCAL_CONFIG_ANNOTATION = "config.kubernetes.io/local-config";
 export const FUNCTION_ANNOTATION = "config.kubernetes.io/function";
 export const DEPENDS_ON_ANNOTATION = "config.kubernetes.io/depends-on";
+/** kpt-ts' own local-config document: health rules for custom kinds (docs/health-rules.md). */
+export const HEALTH_RULES_API_VERSION = "kpt-ts.dev/v1alpha1";
+export const HEALTH_RULES_KIND = "HealthRules";
 
 export interface PackageFile {
   /** Relative to the package root with `/` separators; for stdin, the name to show ("stdin"). */
@@ -42,6 +46,8 @@ export interface PackageContents {
   path: string;
   objects: PackageObject[];
   inventory?: InventoryInfo;
+  /** HealthRules documents of the root package, unchecked. */
+  healthRules?: PackageDocument[];
 }
 
 export interface PackageAnalysis extends PackageContents {
@@ -61,8 +67,8 @@ export function parsePackage(input: PackageInput, opts: ParsePackageOptions): Pa
 
 /** The analysis without its issues and warnings. */
 export function contentsOf(analysis: PackageAnalysis): PackageContents {
-  const { path, objects, inventory } = analysis;
-  return inventory ? { path, objects, inventory } : { path, objects };
+  const { path, objects, inventory, healthRules } = analysis;
+  return { path, objects, ...(inventory ? { inventory } : {}), ...(healthRules && healthRules.length > 0 ? { healthRules } : {}) };
 }
 
 /** Never throws: the objects that passed, the inventory if one was found, and every issue. */
@@ -78,7 +84,7 @@ export function analyzePackage(input: PackageInput, opts: ParsePackageOptions): 
   const subpackageDirs = new Set(kptfiles.filter((k) => k.dir !== "").map((k) => k.dir));
   const functionConfigs = new Set(kptfiles.flatMap((k) => functionConfigPaths(k)));
 
-  const found: Found = { objects: [], resourceGroups: [], streamKptfiles: [], labelled: [] };
+  const found: Found = { objects: [], resourceGroups: [], streamKptfiles: [], labelled: [], healthRules: [] };
   for (const file of readable) {
     if (!input.fromStdin && posix.basename(file.path) === "Kptfile") continue;
     const parsed = parseYamlDocuments(file.content);
@@ -105,6 +111,7 @@ export function analyzePackage(input: PackageInput, opts: ParsePackageOptions): 
     });
   }
   const contents: PackageContents = { path: input.path, objects: found.objects };
+  if (found.healthRules.length > 0) contents.healthRules = found.healthRules;
   if (inv.inventory) contents.inventory = inv.inventory;
   return { ...contents, issues, warnings: inv.warnings };
 }
@@ -127,6 +134,7 @@ interface Found {
   streamKptfiles: Entry[];
   /** Objects (not ResourceGroups) carrying the inventory-id label. */
   labelled: Entry[];
+  healthRules: PackageDocument[];
 }
 
 interface Kptfile {
@@ -191,6 +199,11 @@ function classifyEntry(e: Entry, inRootPackage: boolean, fromStdin: boolean, fou
   }
   if (kind === "ResourceGroup" && apiVersion === "kpt.dev/v1alpha1") {
     if (inRootPackage) found.resourceGroups.push(e);
+    return;
+  }
+  // Taken whether or not it is marked local-config: src/health/ refuses it unmarked (kpt would apply it).
+  if (kind === HEALTH_RULES_KIND && apiVersion === HEALTH_RULES_API_VERSION) {
+    if (inRootPackage) found.healthRules.push({ value: v, source: { file: e.file, line: e.line, ...(e.pkgFile ? { pkgFile: e.pkgFile } : {}) }, lineOf: e.lineOf });
     return;
   }
   const annotations = isRecord(v) && isRecord(v.metadata) && isRecord(v.metadata.annotations) ? v.metadata.annotations : {};

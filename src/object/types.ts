@@ -52,9 +52,18 @@ export interface InventoryInfo {
   source: SourcePos;
 }
 
+/** A document the package carries for kpt-ts itself, never applied (a HealthRules object), as written. */
+export interface PackageDocument {
+  value: unknown;
+  source: SourcePos;
+  lineOf: (path: readonly (string | number)[]) => number | undefined;
+}
+
 export interface Package {
   /** The directory read, or "-" for standard input. */
   path: string;
   objects: PackageObject[];
   inventory: InventoryInfo;
+  /** `kpt-ts.dev/v1alpha1` HealthRules documents, unchecked (src/health/ compiles them). */
+  healthRules?: PackageDocument[];
 }

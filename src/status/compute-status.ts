@@ -7,12 +7,14 @@ import { MalformedStatusError, isRecord } from "./fields.js";
 import { current, unknown } from "./results.js";
 import { configConnectorStatus, isConfigConnectorGroup } from "./rules/config-connector.js";
 import { findKindRule } from "./rules/by-kind.js";
-import { checkGenericProperties, checkReadyCondition } from "./rules/generic.js";
+import { checkGenericProperties, checkReadyCondition, isTerminating, terminating } from "./rules/generic.js";
+import { checkRuleGeneration, healthRuleStatus } from "./rules/health-rule.js";
 import type { ComputeStatusOptions, StatusResult } from "./types.js";
 
 /**
  * Order as kstatus: Terminating; generation not observed; Reconciling/Stalled conditions;
  * the kind's rule; the Ready condition; else Current. Config Connector groups use kpt's rules.
+ * A health rule for the kind (opts.healthRules) replaces all of that after the generation check.
  * Never throws: an object whose fields have the wrong types is Unknown, with the reason.
  */
 export function computeStatus(obj: KubeObject, opts: ComputeStatusOptions = {}): StatusResult {
@@ -20,6 +22,11 @@ export function computeStatus(obj: KubeObject, opts: ComputeStatusOptions = {}):
   try {
     if (!isRecord(obj) || typeof obj.apiVersion !== "string" || typeof obj.kind !== "string") {
       return unknown("object has no apiVersion or kind");
+    }
+    const health = opts.healthRules?.find(obj.apiVersion, obj.kind);
+    if (health) {
+      if (isTerminating(obj)) return terminating();
+      return checkRuleGeneration(obj) ?? healthRuleStatus(obj, health);
     }
     const group = groupOf(obj.apiVersion);
     if (isConfigConnectorGroup(group)) return configConnectorStatus(obj);

@@ -26,6 +26,31 @@ export interface StatusResult {
 export interface ComputeStatusOptions {
   /** Clock for time-dependent rules (Pod scheduling window); defaults to the current time. */
   now?: Date;
+  /** The run's health rules (src/health/ compiles them); a matching rule replaces the kind's default rule. */
+  healthRules?: HealthRuleLookup;
+}
+
+/** Finds the health rule for an object's apiVersion and kind, if any. */
+export interface HealthRuleLookup {
+  find(apiVersion: string, kind: string): HealthRule | undefined;
+}
+
+/** A health rule, compiled ahead of time: its expressions only need an object to evaluate. */
+export interface HealthRule {
+  /** How messages name it: `widget` in `rule widget current: status.phase == 'Ready'`. */
+  name: string;
+  current?: HealthExpression;
+  failed?: HealthExpression;
+  inProgress?: HealthExpression;
+}
+
+export interface HealthExpression {
+  /** The expression as written. */
+  text: string;
+  /** Dotted paths of the object it reads (`status.phase`), to show their values while it waits. */
+  fields: readonly string[];
+  /** The expression's value on `obj`; throws when it cannot be evaluated (a missing field). */
+  evaluate(obj: KubeObject): unknown;
 }
 
 /** A per-kind rule: once it is picked, it always decides (as in kstatus). */
