@@ -25,6 +25,7 @@ const propagation = (name: string, description: string, what: string) =>
 const statusPolicy = (description: string) => oneOf("--status-policy <policy>", description, ["all", "none"] as const, "all", "status policy must be one of all, none");
 const historyLimit = () => wholeNumber("--history-limit <n>", "change records kept for this inventory, newest first (default 200; 0 records nothing)", 0);
 const yes = (): FlagSpec<boolean> => ({ ...bool("yes", "do not ask before pruning or deleting (the question comes only in a terminal)"), flags: "-y, --yes" });
+const rgFile = () => optionalText("--rg-file <file>", "the file holding the ResourceGroup, when the package or stream has none (kpt#4580): kustomize build | kpt-ts live apply - --rg-file inventory.yaml");
 const fieldManager = () => text("--field-manager <name>", "field manager for server-side apply", "kubectl");
 
 export const initFlags = {
@@ -36,6 +37,7 @@ export const initFlags = {
 };
 
 export const applyFlags = {
+  rgFile: rgFile(),
   dryRun: bool("dry-run", "show what would change without changing anything (client-side; server-side with --server-side)"),
   serverSide: bool("server-side", "use server-side apply"),
   fieldManager: fieldManager(),
@@ -56,6 +58,7 @@ export const applyFlags = {
 };
 
 export const destroyFlags = {
+  rgFile: rgFile(),
   dryRun: bool("dry-run", "show what would be deleted without deleting anything"),
   inventoryPolicy: inventoryPolicy("strict or adopt"),
   output: runOutput(),
@@ -78,6 +81,7 @@ export const diffFlags = {
 };
 
 export const statusFlags = {
+  rgFile: rgFile(),
   pollPeriod: duration("--poll-period <duration>", "poll period where the cluster refuses watches", "2s"),
   pollUntil: oneOf("--poll-until <when>", "known, current, deleted or forever", ["known", "current", "deleted", "forever"] as const, "known", "pollUntil must be one of known,current,deleted,forever"),
   timeout: duration("--timeout <duration>", "stop after this long (exit 0)"),

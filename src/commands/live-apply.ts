@@ -15,7 +15,7 @@ export async function liveApply(pkgPath: string, f: FlagValues<typeof applyFlags
     throw new UsageError(`--wait=false waits for nothing, so --${f.reconcileTimeout !== undefined ? "reconcile" : "prune"}-timeout has no effect: drop one of them`);
   }
   const dryRun = f.dryRun ? (f.serverSide ? ("server" as const) : ("client" as const)) : ("none" as const);
-  const pkg = await readCommandPackage(pkgPath, io);
+  const pkg = await readCommandPackage(pkgPath, io, f.rgFile);
   const cluster = openCluster(g, { maxSockets: (f.concurrency ?? 16) + 32 });
   try {
     const confirm = confirmHook(pkg, { command: "apply", yes: f.yes, dryRun: dryRun !== "none", output: f.output, color: colorFor(io, g) }, io);

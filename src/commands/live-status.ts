@@ -9,7 +9,7 @@ import { colorFor, readCommandPackage, type CommandIO } from "./io.js";
 import { openCluster } from "./open-cluster.js";
 
 export async function liveStatus(pkgPath: string, f: FlagValues<typeof statusFlags>, g: GlobalFlags, io: CommandIO): Promise<void> {
-  const pkg = await readCommandPackage(pkgPath, io);
+  const pkg = await readCommandPackage(pkgPath, io, f.rgFile);
   const cluster = openCluster(g);
   try {
     let refs = await inventoryObjects(cluster, pkg.inventory, io.signal);

@@ -442,3 +442,56 @@ describe("compileKrmIgnore", () => {
     expect(ignore(path, isDir)).toBe(ignored);
   });
 });
+
+describe("--rg-file: the inventory kept outside the package or stream", () => {
+  const root = mkdtempSync(join(tmpdir(), "kpt-ts-rgfile-"));
+  afterAll(() => rmSync(root, { recursive: true, force: true }));
+  const write = (rel: string, content: string): string => {
+    mkdirSync(join(root, rel, ".."), { recursive: true });
+    writeFileSync(join(root, rel), content);
+    return join(root, rel);
+  };
+  const rgFile = write("inventory.yaml", RG);
+  const stream = `${cm("a")}---\n${deployment("web")}`;
+  const issuesOf = async (p: Promise<unknown>): Promise<string[]> => {
+    const err = await p.then(() => undefined, (e: unknown) => e);
+    expect(err).toBeInstanceOf(PackageError);
+    return (err as PackageError).issues.map(formatIssue);
+  };
+
+  it("a stream without an inventory takes the file's ResourceGroup", async () => {
+    const pkg = await readPackage("-", { stdin: stream, rgFile });
+    expect(pkg.inventory).toMatchObject({ name: "inventory-1", namespace: "ns", id: "abc-123", origin: "resourcegroup", source: { file: rgFile, line: 1 } });
+    expect(pkg.objects.map((o) => o.object.metadata.name)).toEqual(["a", "web"]);
+  });
+
+  it("a directory without an inventory takes it too", async () => {
+    write("plain/a.yaml", cm("a"));
+    const pkg = await readPackage(join(root, "plain"), { rgFile });
+    expect(pkg.inventory.id).toBe("abc-123");
+  });
+
+  it("naming the package's own ResourceGroup file reads it once", async () => {
+    const own = write("withrg/resourcegroup.yaml", RG);
+    write("withrg/a.yaml", cm("a"));
+    const pkg = await readPackage(join(root, "withrg"), { rgFile: own });
+    expect(pkg.inventory.id).toBe("abc-123");
+  });
+
+  it("a stream that carries its own inventory is refused, naming both", async () => {
+    const issues = await issuesOf(readPackage("-", { stdin: `${stream}---\n${RG}`, rgFile }));
+    expect(issues).toEqual([`${rgFile}:1: --rg-file gives the inventory, but the stream has one too (stdin:15): remove one of them, or drop --rg-file`]);
+  });
+
+  it("a file holding anything but the ResourceGroup is refused, with its line", async () => {
+    const mixed = write("mixed.yaml", `${RG}---\n${cm("x")}`);
+    const issues = await issuesOf(readPackage("-", { stdin: stream, rgFile: mixed }));
+    expect(issues).toEqual([expect.stringMatching(new RegExp(`^${mixed}:9: ConfigMap/x: --rg-file must hold only the package's ResourceGroup`))]);
+  });
+
+  it("a file without a ResourceGroup, or no file at all, is refused", async () => {
+    const empty = write("empty.yaml", cm("x"));
+    expect((await issuesOf(readPackage("-", { stdin: stream, rgFile: empty }))).join("\n")).toContain("--rg-file must hold only");
+    await expect(readPackage("-", { stdin: stream, rgFile: join(root, "missing.yaml") })).rejects.toThrow(UsageError);
+  });
+});
