@@ -7,7 +7,7 @@ import { Argument, Command, CommanderError, Option } from "commander";
 import { CancelledError, EXIT, exitCodeFor, UsageError, type ExitCode } from "./errors.js";
 import { formatError } from "./print/error-report.js";
 import { flushOutput } from "./print/flush-output.js";
-import { applyFlags, destroyFlags, diffFlags, globalFlags, historyFlags, initFlags, listFlags, noFlags, statusFlags, type GlobalFlags } from "./commands/command-specs.js";
+import { applyFlags, destroyFlags, diffFlags, globalFlags, historyFlags, initFlags, listFlags, migrateFlags, noFlags, statusFlags, type GlobalFlags } from "./commands/command-specs.js";
 import { longName, parseFlags, type FlagsSpec, type FlagValues } from "./commands/flag-spec.js";
 import type { CommandIO } from "./commands/io.js";
 
@@ -206,6 +206,13 @@ liveCommand("list", {
   description: "List every inventory in the cluster (kpt-ts' and kpt's): objects, namespaces, last change; all namespaces unless -n",
   flags: listFlags,
   body: async ({ flags, globals }) => (await import("./commands/live-list.js")).liveList(flags, globals, io),
+});
+
+liveCommand("migrate", {
+  description: "Migrate a package and its inventory object to a ResourceGroup: from the Kptfile's inventory section, or from a ConfigMap inventory (package and cluster)",
+  flags: migrateFlags,
+  pkg: { description: "the package directory" },
+  body: async ({ pkgPath, flags, globals }) => (await import("./commands/live-migrate.js")).liveMigrate(pkgPath, flags, globals, io),
 });
 
 liveCommand("install-resource-group", {

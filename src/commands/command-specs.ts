@@ -90,6 +90,13 @@ export const statusFlags = {
   namespaces: list("--namespaces <list>", "only show objects in these namespaces (comma-separated)"),
 };
 
+export const migrateFlags = {
+  dryRun: bool("dry-run", "do not actually migrate, but show steps"),
+  force: bool("force", "overwrite an existing ResourceGroup file (ConfigMap inventories)"),
+  name: optionalText("--name <name>", "ResourceGroup name for a ConfigMap inventory (default: the ConfigMap's; a Kptfile inventory keeps its name)"),
+  rgFile: text("--rg-file <file>", "file name of the ResourceGroup", "resourcegroup.yaml"),
+};
+
 export const historyFlags = { output: output(["table", "json"] as const, "table") };
 export const listFlags = { output: output(["table", "json"] as const, "table") };
 export const noFlags = {};
