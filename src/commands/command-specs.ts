@@ -100,3 +100,23 @@ export const migrateFlags = {
 export const historyFlags = { output: output(["table", "json"] as const, "table") };
 export const listFlags = { output: output(["table", "json"] as const, "table") };
 export const noFlags = {};
+
+/** Each command's `--help` examples (shown after the flags): [what it does, the command]. */
+export const commandExamples: Record<string, [string, string][]> = {
+  "live init": [["write resourcegroup.yaml into the package in my-dir", "kpt-ts live init my-dir"], ["name the inventory and its namespace", "kpt-ts live init --name my-app --namespace app my-dir"]],
+  "live apply": [
+    ["apply the package in the current directory", "kpt-ts live apply"],
+    ["wait up to 15 minutes for everything to reconcile", "kpt-ts live apply --reconcile-timeout=15m my-dir"],
+    ["write and prune, then return without waiting", "kpt-ts live apply --wait=false my-dir"],
+    ["apply a rendered stream, the inventory kept in a file", "kustomize build overlays/prod | kpt-ts live apply - --rg-file inventory.yaml"],
+  ],
+  "live destroy": [["delete everything the package's inventory lists", "kpt-ts live destroy my-dir"], ["the same for a stream", "kustomize build . | kpt-ts live destroy - --rg-file inventory.yaml"]],
+  "live status": [["each object's status, once", "kpt-ts live status my-dir"], ["watch until everything is Current, at most 5 minutes", "kpt-ts live status --poll-until=current --timeout=5m my-dir"]],
+  "live diff": [["what the next apply would change", "kpt-ts live diff my-dir"], ["as JSON, for a pipeline gate", "kpt-ts live diff --output json my-dir"]],
+  "live history": [["the package's changes, newest first", "kpt-ts live history my-dir"]],
+  "live list": [["every inventory in the cluster", "kpt-ts live list"], ["those in one namespace, as JSON", "kpt-ts live list -n app --output json"]],
+  "live migrate": [["move the Kptfile's or a ConfigMap's inventory to resourcegroup.yaml", "kpt-ts live migrate my-dir"], ["show the steps without changing anything", "kpt-ts live migrate --dry-run my-dir"]],
+  "live install-resource-group": [["install the ResourceGroup CRD (needs cluster-admin)", "kpt-ts live install-resource-group"]],
+  completion: [["bash, for this shell", "source <(kpt-ts completion bash)"], ["fish, for every session", "kpt-ts completion fish > ~/.config/fish/completions/kpt-ts.fish"]],
+  version: [["print kpt-ts' version", "kpt-ts version"]],
+};
