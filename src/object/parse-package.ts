@@ -290,7 +290,7 @@ function readInventoryFile(f: PackageFile, issues: PackageIssue[]): Entry[] {
     });
   }
   if (rgs.length === 0 && parsed.errors.length === 0) {
-    issues.push({ source: { file: f.path, line: 1 }, message: '--rg-file holds no ResourceGroup: give the file "kpt-ts live init --rg-file" wrote' });
+    issues.push({ source: { file: f.path, line: 1 }, message: '--rg-file holds no ResourceGroup: give the file "kpt live init --rg-file" wrote' });
   }
   return rgs;
 }
@@ -340,8 +340,8 @@ function resolveInventory(input: PackageInput, found: Found, rootKptfile: Kptfil
   if (kptfileInventories.length === 1) return inventoryFromKptfile(kptfileInventories[0]!);
   if (!required) return { issues: [], warnings: [] };
   const message = input.fromStdin
-    ? `no ResourceGroup object was provided within the stream: include the package's ResourceGroup (the resourcegroup.yaml written by "kpt-ts live init") in the input, or give it with --rg-file FILE`
-    : `Package uninitialized. Please run "kpt-ts live init ${input.path}" command: no ResourceGroup object was found in the package; it records which objects the package owns so later runs can prune them`;
+    ? `no ResourceGroup object was provided within the stream: include the package's ResourceGroup (the resourcegroup.yaml written by "kpt live init") in the input, or give it with --rg-file FILE`
+    : `Package uninitialized. Please run "kpt live init ${input.path}" command: no ResourceGroup object was found in the package; it records which objects the package owns so later runs can prune them`;
   return { issues: [{ message }], warnings: [] };
 }
 
@@ -391,7 +391,7 @@ function inventoryFromKptfile(e: Entry): InventoryResolution {
     inventory: { name, namespace, id, labels: stringEntries(inv.labels), annotations: stripConfigAnnotations(stringEntries(inv.annotations)), origin: "kptfile", source },
     issues: [],
     warnings: [
-      `the inventory is read from the Kptfile (${source.file}:${source.line}); a ResourceGroup file is recommended: "kpt-ts live init --force --name ${name} --namespace ${namespace} --inventory-id ${id}" moves it there unchanged`,
+      `the inventory is read from the Kptfile (${source.file}:${source.line}); a ResourceGroup file is recommended: "kpt-ts live migrate" moves it there unchanged (kpt's migrate takes the namespace from the kubeconfig instead)`,
     ],
   };
 }

@@ -224,7 +224,7 @@ const cases: Case[] = [
     objects: ["ConfigMap/a@pkg/a.yaml:1"],
     issues: [],
     inventory: { name: "inv", namespace: "ns", id: "id-1", origin: "kptfile" },
-    warnings: ['the inventory is read from the Kptfile (pkg/Kptfile:5); a ResourceGroup file is recommended: "kpt-ts live init --force --name inv --namespace ns --inventory-id id-1"'],
+    warnings: ['the inventory is read from the Kptfile (pkg/Kptfile:5); a ResourceGroup file is recommended: "kpt-ts live migrate" moves it there unchanged'],
   },
   {
     name: "an incomplete Kptfile inventory is refused in kpt's words",
@@ -245,7 +245,7 @@ const cases: Case[] = [
     name: "no inventory tells the user to run live init",
     files: { "a.yaml": cm("a") },
     objects: ["ConfigMap/a@pkg/a.yaml:1"],
-    issues: ['Package uninitialized. Please run "kpt-ts live init pkg" command'],
+    issues: ['Package uninitialized. Please run "kpt live init pkg" command'],
   },
   {
     name: "no inventory is fine when none is required (live init)",
@@ -275,7 +275,7 @@ const cases: Case[] = [
     name: "a nested package's ResourceGroup is neither applied nor the inventory",
     files: { "a.yaml": cm("a"), "sub/Kptfile": "apiVersion: kpt.dev/v1\nkind: Kptfile\nmetadata:\n  name: sub\n", "sub/rg.yaml": RG, "sub/b.yaml": cm("b") },
     objects: ["ConfigMap/a@pkg/a.yaml:1", "ConfigMap/b@pkg/sub/b.yaml:1"],
-    issues: ['Package uninitialized. Please run "kpt-ts live init pkg"'],
+    issues: ['Package uninitialized. Please run "kpt live init pkg"'],
   },
   {
     name: "every issue of the package at once, in file order",
