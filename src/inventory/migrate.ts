@@ -84,6 +84,11 @@ export function planMigrate(files: readonly PackageFile[], o: MigrateOptions): M
       `--name ${o.name}: the Kptfile's inventory is named ${inv.name}, and the cluster's ResourceGroup has that name; migrate keeps it (kpt ignores --name here). Rename later with "kpt live init --force --name NEW" and a new apply`,
     );
   }
+  if (o.namespace && o.namespace.trim() !== inv.namespace) {
+    throw new UsageError(
+      `-n ${o.namespace}: the Kptfile's inventory lives in namespace ${inv.namespace}, where the cluster's ResourceGroup is; migrate keeps it (kpt would move it, and the next apply would start an empty inventory there). Drop -n`,
+    );
+  }
   if (files.some((f) => f.path === o.rgFile)) {
     throw new PackageError([
       { source: { file: display(o.rgFile), line: 1 }, message: "the resourcegroup file already exists and inventory information cannot be migrated: remove it, or pick another file with --rg-file" },

@@ -65,6 +65,8 @@ describe("planMigrate", () => {
   it("refuses: an existing ResourceGroup file (Kptfile inventory), a renamed Kptfile inventory, two templates", () => {
     expect(() => planMigrate(files({ Kptfile: KPTFILE_INV, "resourcegroup.yaml": "" }), opts)).toThrow(/the resourcegroup file already exists/);
     expect(() => planMigrate(files({ Kptfile: KPTFILE_INV }), { ...opts, name: "other" })).toThrow(UsageError);
+    expect(() => planMigrate(files({ Kptfile: KPTFILE_INV }), { ...opts, namespace: "elsewhere" })).toThrow(/lives in namespace app/);
+    expect(planMigrate(files({ Kptfile: KPTFILE_INV }), { ...opts, name: "inventory-12345678", namespace: "app" }).from).toBe("kptfile");
     expect(() => planMigrate(files({ "a.yaml": CM_TEMPLATE, "b.yaml": CM_TEMPLATE }), opts)).toThrow(PackageError);
   });
 });
