@@ -71,6 +71,31 @@ describe("live apply --wait=false", () => {
     expect(waited.stdout).toMatch(/configmap\/after apply skipped: dependency apply reconcile timeout/);
   });
 
+  it("applies a CRD and its custom resource in one run: the custom resource waits only for its kind to be served", async () => {
+    for (let round = 0; round < 3; round++) {
+      const ns = await createNamespace("e2e-nowait-crd");
+      const group = `${ns}.example.com`;
+      const crd = stringify({
+        apiVersion: "apiextensions.k8s.io/v1",
+        kind: "CustomResourceDefinition",
+        metadata: { name: `gadgets.${group}` },
+        spec: {
+          group,
+          names: { kind: "Gadget", listKind: "GadgetList", plural: "gadgets", singular: "gadget" },
+          scope: "Namespaced",
+          versions: [{ name: "v1", served: true, storage: true, schema: { openAPIV3Schema: { type: "object", "x-kubernetes-preserve-unknown-fields": true } } }],
+        },
+      });
+      const dir = await writePackage({ "crd.yaml": crd, "gadget.yaml": stringify({ apiVersion: `${group}/v1`, kind: "Gadget", metadata: { name: "g", namespace: ns }, spec: { size: 1 } }) });
+      expect((await kptTs(["live", "init", "-n", ns, dir])).code).toBe(0);
+      const r = await kptTs(["live", "apply", "--wait=false", dir]);
+      expect(r.code, `round ${round}\n${printed(r)}`).toBe(0);
+      expect(lines(r)).toEqual([`customresourcedefinition.apiextensions.k8s.io/gadgets.${group} created`, `gadget.${group}/g created`, "2 resource(s) applied. 2 created, 0 unchanged, 0 configured, 0 failed", "0 resource(s) pruned, 0 skipped, 0 failed"]);
+      const destroy = await kptTs(["live", "destroy", dir]);
+      expect(destroy.code, printed(destroy)).toBe(0);
+    }
+  });
+
   it("refuses --wait=false with a reconcile or prune timeout (one would be ignored), before touching the cluster", async () => {
     const dir = await writePackage({ "cm.yaml": configMap("c", "default") });
     const r = await kptTs(["live", "apply", "--wait=false", "--reconcile-timeout=1m", dir]);
