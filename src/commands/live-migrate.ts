@@ -52,7 +52,7 @@ export async function liveMigrate(pkgPath: string, f: FlagValues<typeof migrateF
         if (!f.dryRun) await cluster.delete({ group: "", kind: "ConfigMap", namespace: plan.configMap.namespace, name: cm.object.metadata.name! }, { uid: cm.object.metadata.uid });
         steps.done();
       }
-      steps.step(`deleting inventory template file: ${join(pkgPath, plan.template.path)}`);
+      steps.step(`deleting inventory template file: ${join(pkgPath, plan.template.path)}`, false);
       if (!f.dryRun) {
         if (plan.template.content === undefined) await rm(join(pkgPath, plan.template.path));
         else await writeFile(join(pkgPath, plan.template.path), plan.template.content);

@@ -163,7 +163,7 @@ function configMapTemplates(f: PackageFile): Template[] {
         ...(others.length > 0 ? { otherDocuments: others.map((c) => c.replace(/\n*$/, "\n")).join("---\n") } : {}),
       });
     }
-    line += chunk.split("\n").length;
+    line += chunk.split("\n").length + 1; // and the `---` line after it
   }
   return out;
 }

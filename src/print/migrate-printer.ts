@@ -2,8 +2,8 @@
 // "...success" or "...failed" at its end, "inventory migration...success" last.
 
 export interface MigrateSteps {
-  /** Starts a step's line ("  retrieve the current ConfigMap inventory..."). */
-  step(label: string): void;
+  /** Starts a step's line ("  retrieve the current ConfigMap inventory..."); kpt does not indent the template file's. */
+  step(label: string, indent?: boolean): void;
   /** Ends the current step's line with its outcome ("success", "success (3 inventory objects)"). */
   done(outcome?: string): void;
   /** Ends the run: kpt's last line; on failure, the open step ends with "failed" first. */
@@ -14,8 +14,8 @@ export function createMigrateSteps(out: NodeJS.WritableStream): MigrateSteps {
   let open = false;
   out.write("inventory migration...\n");
   return {
-    step(label) {
-      out.write(label.startsWith("deleting inventory template file") ? `${label}...` : `  ${label}...`);
+    step(label, indent = true) {
+      out.write(`${indent ? "  " : ""}${label}...`);
       open = true;
     },
     done(outcome = "success") {

@@ -68,6 +68,14 @@ describe("planMigrate", () => {
     expect(() => planMigrate(files({ Kptfile: KPTFILE_INV }), { ...opts, namespace: "elsewhere" })).toThrow(/lives in namespace app/);
     expect(planMigrate(files({ Kptfile: KPTFILE_INV }), { ...opts, name: "inventory-12345678", namespace: "app" }).from).toBe("kptfile");
     expect(() => planMigrate(files({ "a.yaml": CM_TEMPLATE, "b.yaml": CM_TEMPLATE }), opts)).toThrow(PackageError);
+    const second = (() => {
+      try {
+        planMigrate(files({ "a.yaml": `${DEPLOY}---\n${CM_TEMPLATE}---\n${CM_TEMPLATE.replace("87654321", "2")}` }), opts);
+      } catch (err) {
+        return (err as PackageError).issues[0];
+      }
+    })();
+    expect(second).toMatchObject({ source: { file: "pkg/a.yaml", line: 15 }, object: "ConfigMap/inventory-2" });
   });
 });
 
