@@ -7,7 +7,7 @@ import { Argument, Command, CommanderError, Option } from "commander";
 import { CancelledError, EXIT, exitCodeFor, UsageError, type ExitCode } from "./errors.js";
 import { formatError } from "./print/error-report.js";
 import { flushOutput } from "./print/flush-output.js";
-import { applyFlags, destroyFlags, diffFlags, globalFlags, historyFlags, initFlags, listFlags, noFlags, statusFlags, type GlobalFlags } from "./commands/command-specs.js";
+import { applyFlags, destroyFlags, diffFlags, globalFlags, historyFlags, initFlags, listFlags, migrateFlags, noFlags, statusFlags, commandExamples, type GlobalFlags } from "./commands/command-specs.js";
 import { longName, parseFlags, type FlagsSpec, type FlagValues } from "./commands/flag-spec.js";
 import type { CommandIO } from "./commands/io.js";
 
@@ -143,9 +143,16 @@ interface CommandDef<S extends FlagsSpec> {
   body(a: { pkgPath: string; flags: FlagValues<S>; globals: GlobalFlags }): Promise<void | 0 | 1 | 2>;
 }
 
+/** The command's examples from its spec, after the flags in `--help`, as kpt shows them. */
+function withExamples(cmd: Command, path: string): Command {
+  const examples = commandExamples[path];
+  if (examples) cmd.addHelpText("after", `\nExamples:\n${examples.map(([what, line]) => `\n  # ${what}\n  $ ${line}\n`).join("")}`);
+  return cmd;
+}
+
 /** Registers a `live` subcommand from its flag spec; the body receives the flags parsed and typed. */
 function liveCommand<S extends FlagsSpec>(name: string, def: CommandDef<S>): Command {
-  const cmd = addFlags(live.command(name).description(def.description).exitOverride(), def.flags);
+  const cmd = withExamples(addFlags(live.command(name).description(def.description).exitOverride(), def.flags), `live ${name}`);
   if (def.pkg) cmd.argument("[PKG_PATH]", def.pkg.description, ".");
   return cmd.action((...args: unknown[]) => {
     const c = args[args.length - 1] as Command;
@@ -209,16 +216,22 @@ liveCommand("list", {
   body: async ({ flags, globals }) => (await import("./commands/live-list.js")).liveList(flags, globals, io),
 });
 
+liveCommand("migrate", {
+  description: "Migrate a package and its inventory object to a ResourceGroup: from the Kptfile's inventory section, or from a ConfigMap inventory (package and cluster)",
+  flags: migrateFlags,
+  pkg: { description: "the package directory" },
+  body: async ({ pkgPath, flags, globals }) => (await import("./commands/live-migrate.js")).liveMigrate(pkgPath, flags, globals, io),
+});
+
 liveCommand("install-resource-group", {
   description: "Install the ResourceGroup CRD that stores inventories",
   flags: noFlags,
   body: async ({ globals }) => (await import("./commands/install-resource-group.js")).installResourceGroup(globals, io),
 });
 
-program
-  .command("completion")
-  .description("Print a shell completion script (bash: `source <(kpt-ts completion bash)`; zsh: `source <(kpt-ts completion zsh)`)")
-  .addArgument(new Argument("<shell>", "bash or zsh").choices(["bash", "zsh"]))
+withExamples(program.command("completion"), "completion")
+  .description("Print a shell completion script (bash: `source <(kpt-ts completion bash)`; zsh: `source <(kpt-ts completion zsh)`; fish: `kpt-ts completion fish | source`)")
+  .addArgument(new Argument("<shell>", "bash, zsh or fish").choices(["bash", "zsh", "fish"]))
   .exitOverride()
   .action((shell: string) =>
     run(async () => {
@@ -226,6 +239,11 @@ program
       printCompletion(shell, program, io);
     }),
   );
+
+withExamples(program.command("version"), "version")
+  .description("Print the version of kpt-ts")
+  .exitOverride()
+  .action(() => run(async () => void io.stdout.write(`${VERSION}\n`)));
 
 // A closed pipe (`kpt-ts ... | head`) means nobody reads any more: the run goes on (stopping an
 // apply half way is worse), its output is dropped.

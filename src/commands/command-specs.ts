@@ -26,6 +26,7 @@ const statusPolicy = (description: string) => oneOf("--status-policy <policy>", 
 const historyLimit = () => wholeNumber("--history-limit <n>", "change records kept for this inventory, newest first (default 200; 0 records nothing)", 0);
 const yes = (): FlagSpec<boolean> => ({ ...bool("yes", "do not ask before pruning or deleting (the question comes only in a terminal)"), flags: "-y, --yes" });
 const healthRules = () => files("--health-rules <file>", "health rules for custom kinds (a HealthRules YAML file, see docs/health-rules.md); may be repeated; they win over the package's");
+const rgFile = () => optionalText("--rg-file <file>", "the file holding the ResourceGroup, when the package or stream has none (kpt#4580): kustomize build | kpt-ts live apply - --rg-file inventory.yaml");
 const fieldManager = () => text("--field-manager <name>", "field manager for server-side apply", "kubectl");
 
 export const initFlags = {
@@ -37,11 +38,13 @@ export const initFlags = {
 };
 
 export const applyFlags = {
+  rgFile: rgFile(),
   dryRun: bool("dry-run", "show what would change without changing anything (client-side; server-side with --server-side)"),
   serverSide: bool("server-side", "use server-side apply"),
   fieldManager: fieldManager(),
   forceConflicts: bool("force-conflicts", "server-side apply: take over fields other managers own"),
   reconcileTimeout: duration("--reconcile-timeout <duration>", "how long to wait for each wave to reconcile (e.g. 2m); 0 waits as long as it takes"),
+  wait: bool("wait", "wait for each wave to reconcile and for pruned objects to be gone; --wait=false returns right after the writes and prunes (kpt#4599)", true),
   pruneTimeout: duration("--prune-timeout <duration>", "how long to wait for pruned objects to be gone; 0 waits as long as it takes"),
   prunePropagationPolicy: propagation("prune-propagation-policy", "Background, Foreground or Orphan", "prune"),
   inventoryPolicy: inventoryPolicy("strict: touch only objects this inventory owns; adopt: also take unowned ones"),
@@ -57,6 +60,7 @@ export const applyFlags = {
 };
 
 export const destroyFlags = {
+  rgFile: rgFile(),
   dryRun: bool("dry-run", "show what would be deleted without deleting anything"),
   inventoryPolicy: inventoryPolicy("strict or adopt"),
   output: runOutput(),
@@ -80,6 +84,7 @@ export const diffFlags = {
 };
 
 export const statusFlags = {
+  rgFile: rgFile(),
   pollPeriod: duration("--poll-period <duration>", "poll period where the cluster refuses watches", "2s"),
   pollUntil: oneOf("--poll-until <when>", "known, current, deleted or forever", ["known", "current", "deleted", "forever"] as const, "known", "pollUntil must be one of known,current,deleted,forever"),
   timeout: duration("--timeout <duration>", "stop after this long (exit 0)"),
@@ -89,6 +94,33 @@ export const statusFlags = {
   healthRules: healthRules(),
 };
 
+export const migrateFlags = {
+  dryRun: bool("dry-run", "do not actually migrate, but show steps"),
+  force: bool("force", "overwrite an existing ResourceGroup file (ConfigMap inventories)"),
+  name: optionalText("--name <name>", "ResourceGroup name for a ConfigMap inventory (default: the ConfigMap's; a Kptfile inventory keeps its name)"),
+  rgFile: text("--rg-file <file>", "file name of the ResourceGroup", "resourcegroup.yaml"),
+};
+
 export const historyFlags = { output: output(["table", "json"] as const, "table") };
 export const listFlags = { output: output(["table", "json"] as const, "table") };
 export const noFlags = {};
+
+/** Each command's `--help` examples (shown after the flags): [what it does, the command]. */
+export const commandExamples: Record<string, [string, string][]> = {
+  "live init": [["write resourcegroup.yaml into the package in my-dir", "kpt-ts live init my-dir"], ["name the inventory and its namespace", "kpt-ts live init --name my-app --namespace app my-dir"]],
+  "live apply": [
+    ["apply the package in the current directory", "kpt-ts live apply"],
+    ["wait up to 15 minutes for everything to reconcile", "kpt-ts live apply --reconcile-timeout=15m my-dir"],
+    ["write and prune, then return without waiting", "kpt-ts live apply --wait=false my-dir"],
+    ["apply a rendered stream, the inventory kept in a file", "kustomize build overlays/prod | kpt-ts live apply - --rg-file inventory.yaml"],
+  ],
+  "live destroy": [["delete everything the package's inventory lists", "kpt-ts live destroy my-dir"], ["the same for a stream", "kustomize build . | kpt-ts live destroy - --rg-file inventory.yaml"]],
+  "live status": [["each object's status, once", "kpt-ts live status my-dir"], ["watch until everything is Current, at most 5 minutes", "kpt-ts live status --poll-until=current --timeout=5m my-dir"]],
+  "live diff": [["what the next apply would change", "kpt-ts live diff my-dir"], ["as JSON, for a pipeline gate", "kpt-ts live diff --output json my-dir"]],
+  "live history": [["the package's changes, newest first", "kpt-ts live history my-dir"]],
+  "live list": [["every inventory in the cluster", "kpt-ts live list"], ["those in one namespace, as JSON", "kpt-ts live list -n app --output json"]],
+  "live migrate": [["move the Kptfile's or a ConfigMap's inventory to resourcegroup.yaml", "kpt-ts live migrate my-dir"], ["show the steps without changing anything", "kpt-ts live migrate --dry-run my-dir"]],
+  "live install-resource-group": [["install the ResourceGroup CRD (needs cluster-admin)", "kpt-ts live install-resource-group"]],
+  completion: [["bash, for this shell", "source <(kpt-ts completion bash)"], ["fish, for every session", "kpt-ts completion fish > ~/.config/fish/completions/kpt-ts.fish"]],
+  version: [["print kpt-ts' version", "kpt-ts version"]],
+};

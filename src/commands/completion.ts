@@ -1,7 +1,7 @@
-// `kpt-ts completion bash|zsh`: prints the completion script for the given shell.
+// `kpt-ts completion bash|zsh|fish`: prints the completion script for the given shell.
 
 import { commandSpecs, type CommandLike } from "../completion/command-spec.js";
-import { bashCompletion, zshCompletion } from "../completion/completion-script.js";
+import { bashCompletion, fishCompletion, zshCompletion } from "../completion/completion-script.js";
 import { UsageError } from "../errors.js";
 import type { CommandIO } from "./io.js";
 
@@ -9,5 +9,6 @@ export function printCompletion(shell: string, program: CommandLike, io: Command
   const specs = commandSpecs(program);
   if (shell === "bash") io.stdout.write(bashCompletion(specs));
   else if (shell === "zsh") io.stdout.write(zshCompletion(specs));
-  else throw new UsageError(`unknown shell ${JSON.stringify(shell)}: use bash or zsh`);
+  else if (shell === "fish") io.stdout.write(fishCompletion(specs));
+  else throw new UsageError(`unknown shell ${JSON.stringify(shell)}: use bash, zsh or fish`);
 }

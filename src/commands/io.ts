@@ -30,8 +30,8 @@ export async function packageText(path: string, io: CommandIO): Promise<Buffer |
 }
 
 /** The package a command works on (`-`: standard input), with the reader's warnings on stderr. */
-export async function readCommandPackage(path: string, io: CommandIO): Promise<Package> {
-  return readPackage(path, { stdin: await packageText(path, io), onWarning: (w) => io.stderr.write(`[WARN] ${w}\n`) });
+export async function readCommandPackage(path: string, io: CommandIO, rgFile?: string): Promise<Package> {
+  return readPackage(path, { stdin: await packageText(path, io), onWarning: (w) => io.stderr.write(`[WARN] ${w}\n`), ...(rgFile !== undefined ? { rgFile } : {}) });
 }
 
 

@@ -11,8 +11,11 @@ import { showRun } from "./show-run.js";
 
 export async function liveApply(pkgPath: string, f: FlagValues<typeof applyFlags>, g: GlobalFlags, io: CommandIO): Promise<void> {
   if (f.forceConflicts && !f.serverSide) throw new UsageError("--force-conflicts only applies with --server-side");
+  if (!f.wait && (f.reconcileTimeout !== undefined || f.pruneTimeout !== undefined)) {
+    throw new UsageError(`--wait=false waits for nothing, so --${f.reconcileTimeout !== undefined ? "reconcile" : "prune"}-timeout has no effect: drop one of them`);
+  }
   const dryRun = f.dryRun ? (f.serverSide ? ("server" as const) : ("client" as const)) : ("none" as const);
-  const pkg = await readCommandPackage(pkgPath, io);
+  const pkg = await readCommandPackage(pkgPath, io, f.rgFile);
   const statusOptions = await statusOptionsFor(pkg, f.healthRules);
   const cluster = openCluster(g, { maxSockets: (f.concurrency ?? 16) + 32 });
   try {
@@ -22,6 +25,7 @@ export async function liveApply(pkgPath: string, f: FlagValues<typeof applyFlags
       serverSide: f.serverSide,
       fieldManager: f.fieldManager,
       forceConflicts: f.forceConflicts,
+      wait: f.wait,
       reconcileTimeoutMs: f.reconcileTimeout,
       pruneTimeoutMs: f.pruneTimeout,
       prunePropagationPolicy: f.prunePropagationPolicy,

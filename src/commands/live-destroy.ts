@@ -10,7 +10,7 @@ import { showRun } from "./show-run.js";
 
 export async function liveDestroy(pkgPath: string, f: FlagValues<typeof destroyFlags>, g: GlobalFlags, io: CommandIO): Promise<void> {
   const dryRun = f.dryRun ? ("client" as const) : ("none" as const);
-  const pkg = await readCommandPackage(pkgPath, io);
+  const pkg = await readCommandPackage(pkgPath, io, f.rgFile);
   const statusOptions = await statusOptionsFor(pkg, f.healthRules);
   const cluster = openCluster(g, { maxSockets: (f.concurrency ?? 16) + 32 });
   try {

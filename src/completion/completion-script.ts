@@ -164,3 +164,80 @@ else
 fi
 `;
 }
+
+/** fish's own `complete` rules, one per command path and flag; the command path is worked out as in bash and zsh. */
+export function fishCompletion(specs: CommandSpec[]): string {
+  const at = (path: string) => `-n ${q(`__kpt_ts_at ${q(path)}`)}`;
+  // Subcommands and package paths are not offered where a flag's value is due.
+  const atWord = (path: string) => `-n ${q(`__kpt_ts_at ${q(path)}; and not __kpt_ts_value_due ${q(path)}`)}`;
+  const lines: string[] = [];
+  for (const s of specs) {
+    if (s.subcommands.length) lines.push(`complete -c kpt-ts ${atWord(s.path)} -a ${q(s.subcommands.join(" "))}`);
+    for (const f of s.flags) {
+      const long = f.names.find((n) => n.startsWith("--"));
+      const short = f.names.find((n) => /^-[a-z]$/.test(n));
+      const names = [long ? `-l ${long.slice(2)}` : "", short ? `-s ${short.slice(1)}` : ""].filter(Boolean).join(" ");
+      const kind = f.takesValue ? valueKind(s.path, long ?? short ?? "") : "";
+      const values =
+        !f.takesValue ? "" : kind === "@file" ? " -r -F" : kind === "@context" ? ` -x -a ${q("(kubectl config get-contexts -o name 2>/dev/null)")}` : kind === "@namespace" ? ` -x -a ${q("(kubectl get namespaces -o name 2>/dev/null | string replace namespace/ '')")}` : kind ? ` -x -a ${q(kind)}` : " -x";
+      lines.push(`complete -c kpt-ts ${at(s.path)} ${names}${values}`);
+    }
+    if (s.takesPackage) lines.push(`complete -c kpt-ts ${atWord(s.path)} -a ${q("(__fish_complete_directories (commandline -ct)) -")}`);
+    else if (s.positionalChoices) lines.push(`complete -c kpt-ts ${atWord(s.path)} -a ${q(s.positionalChoices.join(" "))}`);
+  }
+  const subcommandCases = specs
+    .filter((s) => s.subcommands.length)
+    .map((s) => `        case ${q(s.path)}\n            echo ${s.subcommands.join(" ")}`)
+    .join("\n");
+  const valueFlags = specs.flatMap((s) => s.flags.filter((f) => f.takesValue).flatMap((f) => f.names.map((n) => q(`${s.path}|${n}`))));
+  return `# fish completion for kpt-ts. Load it with:  kpt-ts completion fish | source
+# or save it:  kpt-ts completion fish > ~/.config/fish/completions/kpt-ts.fish
+
+set -g __kpt_ts_value_flags ${valueFlags.join(" ")}
+
+function __kpt_ts_subcommands
+    switch "$argv[1]"
+${subcommandCases}
+    end
+end
+
+# The command path among the words before the cursor (flags and their values skipped).
+function __kpt_ts_path
+    set -l tokens (commandline -opc)
+    set -e tokens[1]
+    set -l path ''
+    set -l skip 0
+    for t in $tokens
+        if test $skip -eq 1
+            set skip 0
+            continue
+        end
+        switch $t
+            case '--*=*'
+            case '-*'
+                if contains -- "$path|$t" $__kpt_ts_value_flags
+                    set skip 1
+                end
+            case '*'
+                if contains -- $t (string split ' ' -- (__kpt_ts_subcommands "$path"))
+                    set path (string trim -- "$path $t")
+                end
+        end
+    end
+    echo $path
+end
+
+function __kpt_ts_at
+    test (__kpt_ts_path) = "$argv[1]"
+end
+
+# The word before the cursor is a flag of this command that takes a value.
+function __kpt_ts_value_due
+    set -l tokens (commandline -opc)
+    contains -- "$argv[1]|$tokens[-1]" $__kpt_ts_value_flags
+end
+
+complete -c kpt-ts -f
+${lines.join("\n")}
+`;
+}

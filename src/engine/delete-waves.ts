@@ -27,6 +27,8 @@ export interface DeleteWavesContext {
   concurrency: number;
   signal?: AbortSignal;
   statusOptions?: Omit<ComputeStatusOptions, "now">;
+  /** False: deletes are issued wave by wave, nothing waits for them to be gone (`--wait=false`). */
+  wait?: boolean;
   /** Index of the first wave, for events. */
   firstWave: number;
 }
@@ -64,7 +66,7 @@ export async function runDeleteWaves(ctx: DeleteWavesContext, deletes: readonly 
           }
           return emit("Skipped", d.decision.reason);
         }
-        const blocked = deleteBlockedBy(d.dependents, recorder, { dryRun: dry });
+        const blocked = deleteBlockedBy(d.dependents, recorder, { dryRun: dry, noWait: ctx.wait === false });
         if (blocked) return emit("Skipped", blocked);
         if (ctx.dryRun === "client") return emit("Successful");
         try {
@@ -80,7 +82,7 @@ export async function runDeleteWaves(ctx: DeleteWavesContext, deletes: readonly 
       ctx.signal,
     );
     recorder.emit({ type: "group", action, status: "Finished", wave: waveIndex });
-    if (dry) continue;
+    if (dry || ctx.wait === false) continue;
     recorder.emit({ type: "group", action: "Wait", status: "Started", wave: waveIndex });
     const targetKeys = new Set(targets.map((t) => refKey(t.ref)));
     for (const ref of wave) {
@@ -97,8 +99,11 @@ export async function runDeleteWaves(ctx: DeleteWavesContext, deletes: readonly 
 
 /**
  * What may still exist: not deleted (failed, skipped and not let go, never reached) or not seen
- * gone (the wait failed, timed out or was cut short). It stays in the inventory.
+ * gone (the wait failed, timed out or was cut short). It stays in the inventory. Without waits
+ * (`waited` false), a delete the server accepted counts as gone, as in cli-utils.
  */
-export function notDeleted(deletes: readonly PlannedDelete[], recorder: Recorder, abandoned: RefSet): ObjRef[] {
-  return deletes.map((d) => d.ref).filter((r) => !abandoned.has(r) && (recorder.actuated(r) !== "Successful" || recorder.reconciled(r) !== "Successful"));
+export function notDeleted(deletes: readonly PlannedDelete[], recorder: Recorder, abandoned: RefSet, waited = true): ObjRef[] {
+  return deletes
+    .map((d) => d.ref)
+    .filter((r) => !abandoned.has(r) && (recorder.actuated(r) !== "Successful" || (waited && recorder.reconciled(r) !== "Successful")));
 }

@@ -70,7 +70,7 @@ export async function executeApply(plan: ApplyPlan, cluster: Cluster, cache: Liv
       o.concurrency,
       async (ref) => {
         const p = byKey.get(refKey(ref))!;
-        const blocked = p.skip ?? applyBlockedBy(p.dependencies, recorder, { dryRun: dry });
+        const blocked = p.skip ?? applyBlockedBy(p.dependencies, recorder, { dryRun: dry, noWait: !o.wait });
         if (blocked) return emit({ type: "apply", ref, status: "Skipped", error: blocked });
         const r = await applyObject(ctx, p.object, p.source, p);
         if (r.status === "Failed" && r.mayExist) mayExist.push(ref);
@@ -83,12 +83,15 @@ export async function executeApply(plan: ApplyPlan, cluster: Cluster, cache: Liv
       o.signal,
     );
     emit({ type: "group", action: "Apply", status: "Finished", wave: waveIndex });
-    if (!dry && !o.signal?.aborted) {
+    if (!dry && !o.signal?.aborted && !o.wait) {
+      // Not a reconcile wait: a later wave's custom resources cannot be written before the API serves their kind.
+      await afterCrdWave(wave, byKey, (r) => recorder.actuated(r) === "Successful", cluster, cache, o.signal);
+    } else if (!dry && !o.signal?.aborted) {
       emit({ type: "group", action: "Wait", status: "Started", wave: waveIndex });
       for (const ref of wave) if (recorder.actuated(ref) !== "Successful") emit({ type: "wait", ref, status: "Skipped" });
       await waitFor(cache, targets, { desired: "Current", wave: waveIndex, timeoutMs: o.reconcileTimeoutMs, signal: o.signal, emit, explainer, statusOptions: o.statusOptions });
       emit({ type: "group", action: "Wait", status: "Finished", wave: waveIndex });
-      await afterCrdWave(wave, byKey, recorder, cluster, cache, o.signal);
+      await afterCrdWave(wave, byKey, (r) => recorder.reconciled(r) === "Successful", cluster, cache, o.signal);
     }
     waveIndex++;
   }
@@ -108,6 +111,7 @@ export async function executeApply(plan: ApplyPlan, cluster: Cluster, cache: Liv
           concurrency: o.concurrency,
           signal: o.signal,
           statusOptions: o.statusOptions,
+          wait: o.wait,
           firstWave: waveIndex,
         },
         plan.deletes,
@@ -120,7 +124,7 @@ export async function executeApply(plan: ApplyPlan, cluster: Cluster, cache: Liv
     const applied = [...localRefs].filter((r) => recorder.actuated(r) === "Successful");
     applied.push(...(await existing(cluster, mayExist)));
     const notApplied = [...localRefs].filter((r) => recorder.actuated(r) !== "Successful");
-    const final = nextInventory({ previous: plan.inventory.previous, applied, notApplied, notDeleted: notDeleted(plan.deletes, recorder, abandoned), abandoned });
+    const final = nextInventory({ previous: plan.inventory.previous, applied, notApplied, notDeleted: notDeleted(plan.deletes, recorder, abandoned, o.wait), abandoned });
     const pruned = new RefSet(plan.deletes.map((d) => d.ref));
     const statuses = o.statusPolicy === "all" ? statusEntries(final, pruned, recorder) : undefined;
     // Another run of the package may have written it meanwhile: then theirs and ours are merged.
@@ -134,8 +138,8 @@ export async function executeApply(plan: ApplyPlan, cluster: Cluster, cache: Liv
 }
 
 /** Kinds defined by a wave's CRDs become usable for the next waves, once discovery lists them. */
-async function afterCrdWave(wave: ObjRef[], byKey: Map<string, PlannedApply>, recorder: Recorder, cluster: Cluster, cache: LiveCache, signal?: AbortSignal): Promise<void> {
-  const established = wave.filter((r) => r.kind === "CustomResourceDefinition" && recorder.reconciled(r) === "Successful");
+async function afterCrdWave(wave: ObjRef[], byKey: Map<string, PlannedApply>, ready: (r: ObjRef) => boolean, cluster: Cluster, cache: LiveCache, signal?: AbortSignal): Promise<void> {
+  const established = wave.filter((r) => r.kind === "CustomResourceDefinition" && ready(r));
   if (!wave.some((r) => r.kind === "CustomResourceDefinition")) return;
   const crds: KubeObject[] = established.map((r) => byKey.get(refKey(r))!.object);
   await waitUntilServed(cluster, crds.flatMap(servedKinds), { signal });

@@ -12,6 +12,11 @@ export interface EngineOptions {
   /** kpt's default field manager for server-side apply. */
   fieldManager?: string;
   forceConflicts?: boolean;
+  /**
+   * False (`--wait=false`, kpt#4599): no wait after a wave's writes or deletes; the run ends
+   * right after the last write and prune. Dependents still follow their dependencies' writes.
+   */
+  wait?: boolean;
   /** Per wave, as kpt: undefined waits until reconciled. */
   reconcileTimeoutMs?: number;
   pruneTimeoutMs?: number;
@@ -44,6 +49,7 @@ export function resolveOptions(o: EngineOptions): ResolvedOptions {
     serverSide: o.serverSide ?? false,
     fieldManager: o.fieldManager ?? "kubectl",
     forceConflicts: o.forceConflicts ?? false,
+    wait: o.wait ?? true,
     reconcileTimeoutMs: o.reconcileTimeoutMs,
     pruneTimeoutMs: o.pruneTimeoutMs,
     prunePropagationPolicy: o.prunePropagationPolicy ?? "Background",

@@ -17,7 +17,7 @@ const CRD_REF: ObjRef = { group: "apiextensions.k8s.io", kind: "CustomResourceDe
 
 export function crdMissingError(): ClusterError {
   return new ClusterError(
-    "The ResourceGroup CRD was not found in the cluster. Please install it either by using the '--install-resource-group' flag or the 'kpt-ts live install-resource-group' command.",
+    "The ResourceGroup CRD was not found in the cluster. Please install it either by using the '--install-resource-group' flag or the 'kpt live install-resource-group' command.",
   );
 }
 
@@ -42,7 +42,7 @@ export async function installResourceGroupCrd(cluster: Cluster, opts: { timeoutM
       /* created by someone else meanwhile */
     } else if (err instanceof ApiError) {
       throw new ClusterError(`Unable to install the ResourceGroup CRD: ${briefApiError(err)}`, {
-        detail: err.status === 403 ? "Installing a CRD needs cluster-admin rights; ask an administrator to run `kpt-ts live install-resource-group`." : undefined,
+        detail: err.status === 403 ? "Installing a CRD needs cluster-admin rights; ask an administrator to run `kpt live install-resource-group`." : undefined,
       });
     } else throw err;
   }
@@ -82,7 +82,7 @@ export async function readClusterInventory(cluster: Cluster, info: InventoryInfo
   if (id !== info.id) {
     throw new ClusterError(
       `inventory-id of inventory object in cluster doesn't match provided id "${info.id}": ResourceGroup ${info.namespace}/${info.name} has ${INVENTORY_ID_LABEL}="${id ?? ""}"`,
-      { detail: "Another package uses this inventory name. Give this package its own with `kpt-ts live init --force --name NEW`, or restore the package's original resourcegroup.yaml." },
+      { detail: "Another package uses this inventory name. Give this package its own with `kpt live init --force --name NEW`, or restore the package's original resourcegroup.yaml." },
     );
   }
   return { object: rg, refs: refsOfResourceGroup(rg) };

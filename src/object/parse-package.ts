@@ -35,6 +35,11 @@ export interface PackageInput {
   path: string;
   files: PackageFile[];
   fromStdin: boolean;
+  /**
+   * `--rg-file`: a file outside the package (or the stream) holding its ResourceGroup, as in
+   * `kustomize build | kpt-ts live apply - --rg-file inventory.yaml`. `path` is shown as given.
+   */
+  inventoryFile?: PackageFile;
 }
 
 export interface ParsePackageOptions {
@@ -99,9 +104,10 @@ export function analyzePackage(input: PackageInput, opts: ParsePackageOptions): 
     }
   }
 
+  const rgFileEntries = input.inventoryFile ? readInventoryFile(input.inventoryFile, issues) : [];
   issues.push(...findDuplicates(found.objects));
   const rootKptfile = kptfiles.find((k) => k.dir === "");
-  const inv = resolveInventory(input, found, rootKptfile, opts.requireInventory);
+  const inv = resolveInventory(input, found, rootKptfile, opts.requireInventory, rgFileEntries);
   issues.push(...inv.issues);
   for (const e of found.labelled) {
     issues.push({
@@ -271,14 +277,53 @@ interface InventoryResolution {
   warnings: string[];
 }
 
-function resolveInventory(input: PackageInput, found: Found, rootKptfile: Kptfile | undefined, required: boolean): InventoryResolution {
-  const rgs = found.resourceGroups;
+/**
+ * The ResourceGroup of `--rg-file`: the file must hold it and nothing else (objects to apply
+ * belong in the package, where they are read and ordered).
+ */
+function readInventoryFile(f: PackageFile, issues: PackageIssue[]): Entry[] {
+  if (f.unreadable) {
+    issues.push({ source: { file: f.path, line: f.unreadable.line }, message: `--rg-file: ${f.unreadable.message}` });
+    return [];
+  }
+  const parsed = parseYamlDocuments(f.content);
+  for (const err of parsed.errors) issues.push({ source: { file: f.path, line: err.line }, message: `invalid YAML: ${err.message}` });
+  const rgs: Entry[] = [];
+  for (const doc of parsed.documents) {
+    const v = doc.value;
+    if (isRecord(v) && v.kind === "ResourceGroup" && v.apiVersion === "kpt.dev/v1alpha1") {
+      rgs.push({ value: v, file: f.path, line: doc.line, lineOf: doc.lineOf });
+      continue;
+    }
+    const name = describeObject(v);
+    issues.push({
+      source: { file: f.path, line: doc.line },
+      ...(name ? { object: name } : {}),
+      message: "--rg-file must hold only the package's ResourceGroup (kpt.dev/v1alpha1, as `live init` writes it): move this object into the package",
+    });
+  }
+  if (rgs.length === 0 && parsed.errors.length === 0) {
+    issues.push({ source: { file: f.path, line: 1 }, message: '--rg-file holds no ResourceGroup: give the file "kpt live init --rg-file" wrote' });
+  }
+  return rgs;
+}
+
+function resolveInventory(input: PackageInput, found: Found, rootKptfile: Kptfile | undefined, required: boolean, rgFileEntries: Entry[] = []): InventoryResolution {
   const kptfileInventories = (input.fromStdin ? found.streamKptfiles : rootKptfile ? [rootKptfile.entry] : []).filter(
     (k) => isRecord(k.value) && k.value.inventory !== undefined && k.value.inventory !== null,
   );
   const at = (e: Entry, path: FieldPath = []): SourcePos => ({ file: e.file, line: e.lineOf(path) ?? e.line });
   const loc = (e: Entry): string => `${e.file}:${e.line}`;
   const issues: PackageIssue[] = [];
+  const own = [...kptfileInventories, ...found.resourceGroups];
+  if (rgFileEntries.length > 0 && own.length > 0) {
+    issues.push({
+      source: at(rgFileEntries[0]!),
+      message: `--rg-file gives the inventory, but the ${input.fromStdin ? "stream" : "package"} has one too (${loc(own[0]!)}): remove one of them, or drop --rg-file`,
+    });
+    return { issues, warnings: [] };
+  }
+  const rgs = [...found.resourceGroups, ...rgFileEntries];
 
   if (kptfileInventories.length > 1) {
     issues.push({
@@ -308,8 +353,8 @@ function resolveInventory(input: PackageInput, found: Found, rootKptfile: Kptfil
   if (kptfileInventories.length === 1) return inventoryFromKptfile(kptfileInventories[0]!);
   if (!required) return { issues: [], warnings: [] };
   const message = input.fromStdin
-    ? `no ResourceGroup object was provided within the stream: include the package's ResourceGroup (the resourcegroup.yaml written by "kpt-ts live init") in the input`
-    : `Package uninitialized. Please run "kpt-ts live init ${input.path}" command: no ResourceGroup object was found in the package; it records which objects the package owns so later runs can prune them`;
+    ? `no ResourceGroup object was provided within the stream: include the package's ResourceGroup (the resourcegroup.yaml written by "kpt live init") in the input, or give it with --rg-file FILE`
+    : `Package uninitialized. Please run "kpt live init ${input.path}" command: no ResourceGroup object was found in the package; it records which objects the package owns so later runs can prune them`;
   return { issues: [{ message }], warnings: [] };
 }
 
@@ -359,7 +404,7 @@ function inventoryFromKptfile(e: Entry): InventoryResolution {
     inventory: { name, namespace, id, labels: stringEntries(inv.labels), annotations: stripConfigAnnotations(stringEntries(inv.annotations)), origin: "kptfile", source },
     issues: [],
     warnings: [
-      `the inventory is read from the Kptfile (${source.file}:${source.line}); a ResourceGroup file is recommended: "kpt-ts live init --force --name ${name} --namespace ${namespace} --inventory-id ${id}" moves it there unchanged`,
+      `the inventory is read from the Kptfile (${source.file}:${source.line}); a ResourceGroup file is recommended: "kpt-ts live migrate" moves it there unchanged (kpt's migrate takes the namespace from the kubeconfig instead)`,
     ],
   };
 }

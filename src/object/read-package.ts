@@ -3,7 +3,7 @@
 
 import type { Dirent, Stats } from "node:fs";
 import { lstat, readFile, readdir, realpath, stat } from "node:fs/promises";
-import { join, posix } from "node:path";
+import { basename, dirname, join, posix, relative, sep } from "node:path";
 import { PackageError, UsageError } from "../errors.js";
 import { decodeText } from "./file-text.js";
 import { compileKrmIgnore } from "./krmignore.js";
@@ -17,6 +17,8 @@ export interface ReadPackageOptions {
   stdin?: string | Uint8Array;
   /** Told about things worth a `[WARN]` line (a symlinked root, an inventory kept in the Kptfile). */
   onWarning?: (message: string) => void;
+  /** `--rg-file`: the file holding the ResourceGroup, relative to the current directory. */
+  rgFile?: string;
 }
 
 /** Reads and checks a package that must have an inventory; throws one PackageError with every issue. */
@@ -35,10 +37,35 @@ async function readPackageInput(path: string, opts: ReadPackageOptions, requireI
     path === "-"
       ? { path, fromStdin: true, files: [stdinFile(opts.stdin)] }
       : { path, fromStdin: false, files: await collectPackageFiles(path, opts.onWarning) };
+  if (opts.rgFile !== undefined && !(await isPackageFile(path, input.files, opts.rgFile))) input.inventoryFile = await readInventoryFile(opts.rgFile);
   const analysis = analyzePackage(input, { requireInventory });
   for (const w of analysis.warnings) opts.onWarning?.(w);
   if (analysis.issues.length > 0) throw new PackageError(analysis.issues);
   return contentsOf(analysis);
+}
+
+/** `--rg-file` naming a file the package already holds: read once, as part of the package. */
+async function isPackageFile(pkgPath: string, files: PackageFile[], rgFile: string): Promise<boolean> {
+  if (pkgPath === "-") return false;
+  try {
+    const [root, file] = await Promise.all([realpath(pkgPath), realpath(rgFile)]);
+    const rel = relative(root, file).split(sep).join("/");
+    return files.some((f) => f.path === rel);
+  } catch {
+    return false;
+  }
+}
+
+async function readInventoryFile(rgFile: string): Promise<PackageFile> {
+  let info;
+  try {
+    info = await stat(rgFile);
+  } catch {
+    throw new UsageError(`--rg-file "${rgFile}" does not exist: give the file that holds the package's ResourceGroup (\`kpt live init --rg-file\` writes one)`);
+  }
+  if (!info.isFile()) throw new UsageError(`--rg-file "${rgFile}" is not a regular file: give the file that holds the package's ResourceGroup`);
+  const file = await readPackageFile(dirname(rgFile), basename(rgFile));
+  return { ...file, path: rgFile };
 }
 
 /**

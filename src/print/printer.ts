@@ -14,7 +14,8 @@ export type { OutputFormat, PrintOptions } from "./print-options.js";
  * count if the stream ended without one. When the stream throws, the printer finishes its output
  * (JSON: an `error` line; table: the final table) and the error propagates.
  */
-export function printRun(events: AsyncIterable<EngineEvent>, opts: PrintOptions): Promise<RunStats> {
+export function printRun(stream: AsyncIterable<EngineEvent>, opts: PrintOptions): Promise<RunStats> {
+  const events = withCrdNotice(stream, opts.stderr);
   switch (opts.output) {
     case "json":
       return printJson(events, opts);
@@ -22,5 +23,15 @@ export function printRun(events: AsyncIterable<EngineEvent>, opts: PrintOptions)
       return printTable(events, opts);
     case "events":
       return printEvents(events, opts);
+  }
+}
+
+/** kpt's notice, on stderr in every output format, just before apply installs the ResourceGroup CRD. */
+export const CRD_NOTICE = "installing inventory ResourceGroup CRD.";
+
+async function* withCrdNotice(events: AsyncIterable<EngineEvent>, stderr: NodeJS.WritableStream): AsyncIterable<EngineEvent> {
+  for await (const e of events) {
+    if (e.type === "init" && e.dryRun === "none" && e.plan?.command === "apply" && e.plan.installCrd) stderr.write(`${CRD_NOTICE}\n`);
+    yield e;
   }
 }

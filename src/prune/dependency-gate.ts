@@ -13,14 +13,23 @@ export interface RunOutcomes {
   reconciled(ref: ObjRef): Reconciled | undefined;
 }
 
+/**
+ * What the gate may check. A dry run and a run without waiting (`--wait=false`) wait for nothing,
+ * so nothing has reconciled: the gate then looks at actuation alone (a dependency written
+ * successfully lets its dependents go; one that failed or was skipped still holds them).
+ */
+export interface GateOptions {
+  dryRun: boolean;
+  noWait?: boolean;
+}
+
 /** Why `dependencies` (all applied by this run) keep an object from being applied now; undefined: go. */
-export function applyBlockedBy(dependencies: readonly ObjRef[], outcomes: RunOutcomes, o: { dryRun: boolean }): string | undefined {
+export function applyBlockedBy(dependencies: readonly ObjRef[], outcomes: RunOutcomes, o: GateOptions): string | undefined {
   for (const dep of dependencies) {
     const a = outcomes.actuated(dep);
     if (a !== "Successful") return `dependency apply actuation ${(a ?? "skipped").toLowerCase()}: ${cliUtilsId(dep)}`;
     const r = outcomes.reconciled(dep);
-    // A dry run waits for nothing, so nothing has reconciled.
-    if (!o.dryRun && r !== "Successful") return `dependency apply reconcile ${(r ?? "skipped").toLowerCase()}: ${cliUtilsId(dep)}`;
+    if (!o.dryRun && !o.noWait && r !== "Successful") return `dependency apply reconcile ${(r ?? "skipped").toLowerCase()}: ${cliUtilsId(dep)}`;
   }
   return undefined;
 }
@@ -36,12 +45,12 @@ export function dependentApplied(dependent: ObjRef): string {
 }
 
 /** Why `dependents` (all deleted by this run, in earlier waves) keep an object from being deleted now. */
-export function deleteBlockedBy(dependents: readonly ObjRef[], outcomes: RunOutcomes, o: { dryRun: boolean }): string | undefined {
+export function deleteBlockedBy(dependents: readonly ObjRef[], outcomes: RunOutcomes, o: GateOptions): string | undefined {
   for (const dep of dependents) {
     const a = outcomes.actuated(dep);
     if (a && a !== "Successful") return `dependent delete actuation ${a.toLowerCase()}: ${cliUtilsId(dep)}`;
     const r = outcomes.reconciled(dep);
-    if (!o.dryRun && r && r !== "Successful") return `dependent delete reconcile ${r.toLowerCase()}: ${cliUtilsId(dep)}`;
+    if (!o.dryRun && !o.noWait && r && r !== "Successful") return `dependent delete reconcile ${r.toLowerCase()}: ${cliUtilsId(dep)}`;
   }
   return undefined;
 }

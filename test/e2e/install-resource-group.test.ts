@@ -135,12 +135,17 @@ describe.skipIf(!haveKpt)("kpt-ts and the real kpt on a fresh cluster (a private
     expect(ours?.spec).toEqual(theirs?.spec);
   });
 
-  it("kpt-ts live apply installs the CRD when missing, and the real kpt then uses it as it is", async () => {
+  it("kpt-ts live apply installs the CRD when missing, with kpt's notice on stderr, and the real kpt then uses it as it is", async () => {
     if (await getCrd(env)) await deleteCrd();
     const ns = uniqueName("irg-apply");
     const pkg = await packageIn(ns, "second");
+    // A dry run installs nothing, and says nothing about it.
+    const dry = await onPrivate.kptTs(["live", "apply", "--dry-run", "--install-resource-group", pkg]);
+    expect(dry.stderr).not.toContain(INSTALLING);
     const apply = await onPrivate.kptTs(["live", "apply", pkg]);
     expect(apply.code, printed(apply)).toBe(0);
+    expect(apply.stderr.split("\n")).toContain(INSTALLING);
+    expect(apply.stdout).not.toContain(INSTALLING);
     const ours = await getCrd(env);
     expect(established(ours)).toBe(true);
     const rg = await onPrivate.kubectl(["get", "resourcegroups.kpt.dev", "-n", ns, "-o", "json"]);
@@ -150,5 +155,24 @@ describe.skipIf(!haveKpt)("kpt-ts and the real kpt on a fresh cluster (a private
     expect(real.code, printed(real)).toBe(0);
     expect(real.stderr).not.toContain(INSTALLING);
     expect((await getCrd(env))?.metadata.resourceVersion).toBe(ours?.metadata.resourceVersion);
+    // The CRD already there: no notice.
+    const quiet = await onPrivate.kptTs(["live", "apply", pkg]);
+    expect(quiet.stderr).not.toContain(INSTALLING);
+
+    // The real kpt's own line on a fresh cluster is the one kpt-ts prints, in every output format.
+    for (const output of ["events", "json"]) {
+      await deleteCrd();
+      const theirs = await onPrivate.kpt(["live", "apply", "--output", output, pkg]);
+      expect(theirs.code, printed(theirs)).toBe(0);
+      await deleteCrd();
+      const mine = await onPrivate.kptTs(["live", "apply", "--output", output, pkg]);
+      expect(mine.code, printed(mine)).toBe(0);
+      const notice = (r: { stdout: string; stderr: string }) => ({
+        stderr: r.stderr.split("\n").filter((l) => l.includes("ResourceGroup CRD")),
+        stdout: r.stdout.split("\n").filter((l) => l.includes("ResourceGroup CRD")),
+      });
+      expect(notice(mine), output).toEqual(notice(theirs));
+      expect(notice(mine).stderr, output).toEqual([INSTALLING]);
+    }
   });
 });

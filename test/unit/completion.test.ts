@@ -1,12 +1,12 @@
 // Shell completion: the scripts generated from the command tree complete subcommands, flags,
 // flag values and package directories, checked by running them in bash (and zsh, when installed).
 import { spawnSync } from "node:child_process";
-import { mkdtemp, writeFile } from "node:fs/promises";
+import { mkdir, mkdtemp, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
 import { commandSpecs, type CommandLike } from "../../src/completion/command-spec.js";
-import { bashCompletion, zshCompletion } from "../../src/completion/completion-script.js";
+import { bashCompletion, fishCompletion, zshCompletion } from "../../src/completion/completion-script.js";
 
 const opt = (flags: string, hidden = false) => {
   const [short, long] = flags.includes(",") ? flags.split(/,\s*/) : flags.startsWith("--") ? [undefined, flags.split(" ")[0]] : [flags.split(" ")[0], undefined];
@@ -42,6 +42,8 @@ beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), "kpt-ts-completion-"));
   await writeFile(join(dir, "kpt-ts.bash"), bashCompletion(commandSpecs(program)));
   await writeFile(join(dir, "_kpt-ts"), zshCompletion(commandSpecs(program)));
+  await writeFile(join(dir, "kpt-ts.fish"), fishCompletion(commandSpecs(program)));
+  await mkdir(join(dir, "pkg"));
 });
 
 const hasShell = (sh: string) => spawnSync("sh", ["-c", `command -v ${sh}`]).status === 0;
@@ -77,5 +79,26 @@ describe.skipIf(!hasShell("zsh"))("the zsh script", () => {
     const script = `compdef() { :; }; compadd() { [[ "$1" == -- ]] && shift; print -rl -- "$@"; }; _files() { print files; }; _path_files() { print dirs; }
 source ${JSON.stringify(file)}; words=(kpt-ts live diff --output ""); CURRENT=5; _kpt_ts`;
     expect(spawnSync("zsh", ["-c", script], { encoding: "utf8" }).stdout.split("\n").filter(Boolean)).toEqual(["text", "json"]);
+  });
+});
+
+describe.skipIf(!hasShell("fish"))("the fish script", () => {
+  const complete = (line: string) => {
+    const r = spawnSync("fish", ["-c", `source ${JSON.stringify(join(dir, "kpt-ts.fish"))}; cd ${JSON.stringify(dir)}; complete -C ${JSON.stringify(line)}`], { encoding: "utf8" });
+    expect(r.stderr).toBe("");
+    return r.stdout.split("\n").filter(Boolean).map((l) => l.split("\t")[0]!).sort();
+  };
+  it("parses", () => expect(spawnSync("fish", ["-n", join(dir, "kpt-ts.fish")]).status).toBe(0));
+  it.each<[string, string[]]>([
+    ["kpt-ts ", ["completion", "live"]],
+    ["kpt-ts live a", ["apply"]],
+    ["kpt-ts live apply --d", ["--dry-run"]],
+    ["kpt-ts live apply --output ", ["events", "json", "table"]],
+    ["kpt-ts live diff --output ", ["json", "text"]],
+    ["kpt-ts live --context x apply --inventory-policy ", ["adopt", "strict"]],
+    ["kpt-ts completion ", ["bash", "zsh"]],
+    ["kpt-ts live apply ", ["-", "pkg/"]],
+  ])("%j -> %j", (line, expected) => {
+    expect(complete(line)).toEqual(expected);
   });
 });

@@ -224,7 +224,7 @@ const cases: Case[] = [
     objects: ["ConfigMap/a@pkg/a.yaml:1"],
     issues: [],
     inventory: { name: "inv", namespace: "ns", id: "id-1", origin: "kptfile" },
-    warnings: ['the inventory is read from the Kptfile (pkg/Kptfile:5); a ResourceGroup file is recommended: "kpt-ts live init --force --name inv --namespace ns --inventory-id id-1"'],
+    warnings: ['the inventory is read from the Kptfile (pkg/Kptfile:5); a ResourceGroup file is recommended: "kpt-ts live migrate" moves it there unchanged'],
   },
   {
     name: "an incomplete Kptfile inventory is refused in kpt's words",
@@ -245,7 +245,7 @@ const cases: Case[] = [
     name: "no inventory tells the user to run live init",
     files: { "a.yaml": cm("a") },
     objects: ["ConfigMap/a@pkg/a.yaml:1"],
-    issues: ['Package uninitialized. Please run "kpt-ts live init pkg" command'],
+    issues: ['Package uninitialized. Please run "kpt live init pkg" command'],
   },
   {
     name: "no inventory is fine when none is required (live init)",
@@ -275,7 +275,7 @@ const cases: Case[] = [
     name: "a nested package's ResourceGroup is neither applied nor the inventory",
     files: { "a.yaml": cm("a"), "sub/Kptfile": "apiVersion: kpt.dev/v1\nkind: Kptfile\nmetadata:\n  name: sub\n", "sub/rg.yaml": RG, "sub/b.yaml": cm("b") },
     objects: ["ConfigMap/a@pkg/a.yaml:1", "ConfigMap/b@pkg/sub/b.yaml:1"],
-    issues: ['Package uninitialized. Please run "kpt-ts live init pkg"'],
+    issues: ['Package uninitialized. Please run "kpt live init pkg"'],
   },
   {
     name: "every issue of the package at once, in file order",
@@ -440,5 +440,58 @@ describe("compileKrmIgnore", () => {
     { path: "app.yaml", isDir: false, ignored: false },
   ])("$path (dir: $isDir) ignored: $ignored", ({ path, isDir, ignored }) => {
     expect(ignore(path, isDir)).toBe(ignored);
+  });
+});
+
+describe("--rg-file: the inventory kept outside the package or stream", () => {
+  const root = mkdtempSync(join(tmpdir(), "kpt-ts-rgfile-"));
+  afterAll(() => rmSync(root, { recursive: true, force: true }));
+  const write = (rel: string, content: string): string => {
+    mkdirSync(join(root, rel, ".."), { recursive: true });
+    writeFileSync(join(root, rel), content);
+    return join(root, rel);
+  };
+  const rgFile = write("inventory.yaml", RG);
+  const stream = `${cm("a")}---\n${deployment("web")}`;
+  const issuesOf = async (p: Promise<unknown>): Promise<string[]> => {
+    const err = await p.then(() => undefined, (e: unknown) => e);
+    expect(err).toBeInstanceOf(PackageError);
+    return (err as PackageError).issues.map(formatIssue);
+  };
+
+  it("a stream without an inventory takes the file's ResourceGroup", async () => {
+    const pkg = await readPackage("-", { stdin: stream, rgFile });
+    expect(pkg.inventory).toMatchObject({ name: "inventory-1", namespace: "ns", id: "abc-123", origin: "resourcegroup", source: { file: rgFile, line: 1 } });
+    expect(pkg.objects.map((o) => o.object.metadata.name)).toEqual(["a", "web"]);
+  });
+
+  it("a directory without an inventory takes it too", async () => {
+    write("plain/a.yaml", cm("a"));
+    const pkg = await readPackage(join(root, "plain"), { rgFile });
+    expect(pkg.inventory.id).toBe("abc-123");
+  });
+
+  it("naming the package's own ResourceGroup file reads it once", async () => {
+    const own = write("withrg/resourcegroup.yaml", RG);
+    write("withrg/a.yaml", cm("a"));
+    const pkg = await readPackage(join(root, "withrg"), { rgFile: own });
+    expect(pkg.inventory.id).toBe("abc-123");
+  });
+
+  it("a stream that carries its own inventory is refused, naming both", async () => {
+    const issues = await issuesOf(readPackage("-", { stdin: `${stream}---\n${RG}`, rgFile }));
+    expect(issues).toEqual([`${rgFile}:1: --rg-file gives the inventory, but the stream has one too (stdin:15): remove one of them, or drop --rg-file`]);
+  });
+
+  it("a file holding anything but the ResourceGroup is refused, with its line", async () => {
+    const mixed = write("mixed.yaml", `${RG}---\n${cm("x")}`);
+    const issues = await issuesOf(readPackage("-", { stdin: stream, rgFile: mixed }));
+    expect(issues).toEqual([expect.stringMatching(new RegExp(`^${mixed}:9: ConfigMap/x: --rg-file must hold only the package's ResourceGroup`))]);
+  });
+
+  it("a file without a ResourceGroup, or no file at all, is refused", async () => {
+    const empty = write("empty.yaml", cm("x"));
+    expect((await issuesOf(readPackage("-", { stdin: stream, rgFile: empty }))).join("\n")).toContain("--rg-file must hold only");
+    await expect(readPackage("-", { stdin: stream, rgFile: join(root, "missing.yaml") })).rejects.toThrow(UsageError);
   });
 });

@@ -1,0 +1,30 @@
+// `live migrate`'s progress, in kpt's words and on stdout as kpt prints it: one line per step,
+// "...success" or "...failed" at its end, "inventory migration...success" last.
+
+export interface MigrateSteps {
+  /** Starts a step's line ("  retrieve the current ConfigMap inventory..."); kpt does not indent the template file's. */
+  step(label: string, indent?: boolean): void;
+  /** Ends the current step's line with its outcome ("success", "success (3 inventory objects)"). */
+  done(outcome?: string): void;
+  /** Ends the run: kpt's last line; on failure, the open step ends with "failed" first. */
+  finish(ok: boolean): void;
+}
+
+export function createMigrateSteps(out: NodeJS.WritableStream): MigrateSteps {
+  let open = false;
+  out.write("inventory migration...\n");
+  return {
+    step(label, indent = true) {
+      out.write(`${indent ? "  " : ""}${label}...`);
+      open = true;
+    },
+    done(outcome = "success") {
+      out.write(`${outcome}\n`);
+      open = false;
+    },
+    finish(ok) {
+      if (!ok && open) out.write("failed\n");
+      out.write(`inventory migration...${ok ? "success" : "failed"}\n`);
+    },
+  };
+}
