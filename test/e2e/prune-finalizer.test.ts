@@ -113,11 +113,12 @@ describe.skipIf(!haveKpt)("a dependent held by a finalizer keeps its dependency 
     expect(ourJson.indexOf("wait Timeout /ConfigMap/<NS>/b")).toBeLessThan(ourJson.indexOf("prune Skipped /ConfigMap/<NS>/a"));
     const reasons = eventErrors(ours.steps.json.events, names(ours));
     expect(reasons, context("json")).toEqual(eventErrors(real.steps.json.events, names(real)));
+    expect(reasons).toEqual(["prune ConfigMap/a: dependent delete reconcile timeout: <NS>_b__ConfigMap"]);
 
     // The event lines name the skip the same way.
     for (const o of [real, ours]) expect(o.steps.lines.run.code, context("lines")).toBe(3);
     const skipLine = (r: RunResult) => r.stdout.split("\n").find((l) => l.includes("configmap/a") && l.includes("dependent delete reconcile timeout"));
-    expect(skipLine(real.steps.lines.run), context("lines")).toBeDefined();
+    expect(skipLine(real.steps.lines.run)?.replace(real.ns, "<NS>"), context("lines")).toBe("configmap/a prune skipped: dependent delete reconcile timeout: <NS>_b__ConfigMap");
     expect(skipLine(ours.steps.lines.run)?.replace(ours.ns, "<NS>"), context("lines")).toBe(skipLine(real.steps.lines.run)?.replace(real.ns, "<NS>"));
 
     // Released: a is pruned and the inventory lists only c.
