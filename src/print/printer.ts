@@ -14,7 +14,8 @@ export type { OutputFormat, PrintOptions } from "./print-options.js";
  * count if the stream ended without one. When the stream throws, the printer finishes its output
  * (JSON: an `error` line; table: the final table) and the error propagates.
  */
-export function printRun(events: AsyncIterable<EngineEvent>, opts: PrintOptions): Promise<RunStats> {
+export function printRun(stream: AsyncIterable<EngineEvent>, opts: PrintOptions): Promise<RunStats> {
+  const events = noteCrdInstall(stream, opts.stderr);
   switch (opts.output) {
     case "json":
       return printJson(events, opts);
@@ -22,5 +23,16 @@ export function printRun(events: AsyncIterable<EngineEvent>, opts: PrintOptions)
       return printTable(events, opts);
     case "events":
       return printEvents(events, opts);
+  }
+}
+
+/**
+ * kpt's one stderr line, whatever the output format, when an apply is about to install the
+ * ResourceGroup CRD (kpt's install-rg-on-apply case). A dry run installs nothing, so says nothing.
+ */
+async function* noteCrdInstall(events: AsyncIterable<EngineEvent>, stderr: NodeJS.WritableStream): AsyncGenerator<EngineEvent> {
+  for await (const e of events) {
+    if (e.type === "init" && e.dryRun === "none" && e.plan?.command === "apply" && e.plan.installCrd) stderr.write("installing inventory ResourceGroup CRD.\n");
+    yield e;
   }
 }
