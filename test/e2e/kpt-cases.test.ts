@@ -263,6 +263,26 @@ describe.skipIf(!haveKpt)("kpt's live-apply end-to-end cases, with the real kpt 
     expect(await bookObjectLines(APPLY_DEPENDS_ON)).toEqual(["deployment.apps/first-nginx created", "deployment.apps/second-nginx created"]);
   });
 
+  it("apply-depends-on, then destroyed: the dependent deleted and gone before its dependency, as the real kpt", async () => {
+    const { real, ours } = await runBoth(APPLY_DEPENDS_ON);
+    expect([real.run.code, ours.run.code], `${printed(real.run)}\n${printed(ours.run)}`).toEqual([0, 0]);
+    const [realDestroy, ourDestroy] = await Promise.all([
+      runTool("kpt", ["live", "destroy", "--output=json"], { cwd: real.dir }),
+      runTool("kpt-ts", ["live", "destroy", "--output=json"], { cwd: ours.dir }),
+    ]);
+    const context = `--- kpt\n${printed(realDestroy)}\n--- kpt-ts\n${printed(ourDestroy)}`;
+    expect([realDestroy.code, ourDestroy.code], context).toEqual([0, 0]);
+    const lines = comparableEvents(parseJsonEvents(ourDestroy.stdout), { [ours.ns]: "<NS>" });
+    expect(lines, context).toEqual(comparableEvents(parseJsonEvents(realDestroy.stdout), { [real.ns]: "<NS>" }));
+    expect(lines.filter((l) => /^(delete|wait) /.test(l))).toEqual([
+      "delete Successful apps/Deployment/<NS>/second-nginx",
+      "wait Successful apps/Deployment/<NS>/second-nginx",
+      "delete Successful apps/Deployment/<NS>/first-nginx",
+      "wait Successful apps/Deployment/<NS>/first-nginx",
+    ]);
+    for (const r of [real, ours]) expect(await getObject("resourcegroups.kpt.dev", APPLY_DEPENDS_ON.name, r.ns)).toBeUndefined();
+  });
+
   it("prune-depends-on: the dependent is pruned first, and what it depended on in a later prune wave", async () => {
     const { ours } = await checkCase(PRUNE_DEPENDS_ON);
     const lines = comparableEvents(ours.events, { [ours.ns]: "<NS>" });
