@@ -8,8 +8,8 @@ import { printRun, type OutputFormat } from "../../src/print/printer.js";
 import { applyFirst, captureStream, streamOf } from "./print-scenarios.js";
 
 /** applyFirst() with a plan on its init event: only the fields this note reads matter. */
-function withPlan(installCrd: boolean, dryRun: "none" | "client"): EngineEvent[] {
-  const [init, ...rest] = applyFirst();
+async function withPlan(installCrd: boolean, dryRun: "none" | "client"): Promise<EngineEvent[]> {
+  const [init, ...rest] = await applyFirst();
   if (init?.type !== "init") throw new Error("applyFirst() starts with init");
   return [{ ...init, dryRun, plan: { command: "apply", installCrd } as unknown as RunPlan }, ...rest];
 }
@@ -23,14 +23,14 @@ async function print(events: EngineEvent[], output: OutputFormat) {
 
 describe("the note that apply installs the ResourceGroup CRD", () => {
   it.each(["events", "json", "table"] as const)("%s: on stderr when the plan installs it, stdout unchanged", async (output) => {
-    const installing = await print(withPlan(true, "none"), output);
-    const installed = await print(withPlan(false, "none"), output);
+    const installing = await print(await withPlan(true, "none"), output);
+    const installed = await print(await withPlan(false, "none"), output);
     expect(installing.stderr.split("\n")[0]).toBe("installing inventory ResourceGroup CRD.");
     expect(installed.stderr).not.toContain("ResourceGroup CRD");
     expect(installing.stdout).toBe(installed.stdout);
   });
 
   it("not in a dry run, which installs nothing", async () => {
-    expect((await print(withPlan(true, "client"), "events")).stderr).not.toContain("ResourceGroup CRD");
+    expect((await print(await withPlan(true, "client"), "events")).stderr).not.toContain("ResourceGroup CRD");
   });
 });
