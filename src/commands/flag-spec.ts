@@ -14,6 +14,8 @@ export interface FlagSpec<T> {
   /** A Go-style boolean: `--x`, `--x=true|false` and a hidden `--no-x`. */
   boolean?: boolean;
   hidden?: boolean;
+  /** Given more than once, the values are collected (`--as-group a --as-group b`). */
+  repeatable?: boolean;
   /** Turns commander's raw value into the command's value; throws UsageError on a bad one. */
   parse(raw: unknown, flag: string): T;
 }
@@ -96,6 +98,11 @@ export function wholeNumber(flags: string, description: string, min: 0 | 1): Fla
 /** A comma-separated list; undefined when absent. */
 export function list(flags: string, description: string): FlagSpec<string[] | undefined> {
   return { flags, description, parse: (v) => (v === undefined ? undefined : String(v).split(",").map((s) => s.trim()).filter(Boolean)) };
+}
+
+/** A flag that may be repeated; its values in order (empty when absent). */
+export function repeated(flags: string, description: string): FlagSpec<string[]> {
+  return { flags, description, repeatable: true, parse: (v) => (Array.isArray(v) ? v.map(String) : v === undefined ? [] : [String(v)]) };
 }
 
 /** `-v [level]`: any level but 0 turns verbose errors on. */
