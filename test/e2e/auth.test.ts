@@ -108,7 +108,7 @@ describe("kubeconfig credentials", () => {
     const garbled = join(dirname(plugin), "garbled.sh");
     await writeFile(garbled, "#!/bin/sh\necho '{\"status\": {\"token\": \"PARTIAL-SECRET'\n", { mode: 0o755 });
     for (const [command, why] of [
-      [failing, "it failed: session expired: run the login command"],
+      [failing, "it exited with code 3: session expired: run the login command"],
       [garbled, "it did not print an ExecCredential (JSON)"],
       ["/nonexistent/credential-plugin", "the command was not found"],
     ]) {
