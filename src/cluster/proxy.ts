@@ -172,6 +172,7 @@ function readSome(socket: Duplex, until: (buf: Buffer) => number): Promise<{ hea
     socket.on("data", onData);
     socket.once("end", onEnd);
     socket.once("error", onError);
+    socket.resume(); // paused by an earlier read: a new "data" listener alone would not restart it
   });
 }
 

@@ -81,8 +81,8 @@ describe("exec credential plugins", () => {
     const p = await plugin([await boundToken(ns, "deployer", "t1")], { ttlMs: 5000 });
     const kc = await writeKubeconfig(execUser(p.command), { namespace: ns });
     const slow = (name: string, dependsOn?: string) =>
-      `apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: ${name}\n  namespace: ${ns}\n${dependsOn ? `  annotations:\n    config.kubernetes.io/depends-on: ${dependsOn}\n` : ""}spec:\n  minReadySeconds: 10\n  replicas: 1\n  selector:\n    matchLabels: {app: ${name}}\n  template:\n    metadata:\n      labels: {app: ${name}}\n    spec:\n      containers: [{name: main, image: nginx}]\n`;
-    // Three waves that each wait ~10 s: a Deployment, a ConfigMap and a Deployment after it, a last ConfigMap.
+      `apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: ${name}\n  namespace: ${ns}\n${dependsOn ? `  annotations:\n    config.kubernetes.io/depends-on: ${dependsOn}\n` : ""}spec:\n  minReadySeconds: 13\n  replicas: 1\n  selector:\n    matchLabels: {app: ${name}}\n  template:\n    metadata:\n      labels: {app: ${name}}\n    spec:\n      containers: [{name: main, image: nginx}]\n`;
+    // Three waves that each wait ~13 s: a Deployment, a ConfigMap and a Deployment after it, a last ConfigMap.
     const pkg = docs(
       slow("first"),
       configMap("middle", ns, { k: "v" }, { annotations: { "config.kubernetes.io/depends-on": `apps/namespaces/${ns}/Deployment/first` } }),
@@ -95,13 +95,14 @@ describe("exec credential plugins", () => {
     const elapsed = Date.now() - started;
     expect(r.code, printed(r)).toBe(0);
     expect(lines(r)).toContain("configmap/last created");
-    expect(elapsed).toBeGreaterThan(20_000);
+    expect(elapsed).toBeGreaterThan(25_000);
 
     const calls = await p.calls();
     // Called again as tokens expired through the run ...
     expect(calls.length).toBeGreaterThanOrEqual(3);
     // ... but never while the last token was still good for more than its last half second,
     const gaps = calls.slice(1).map((t, i) => t - calls[i]!);
+    console.log(`exec plugin: ${calls.length} calls in a ${elapsed} ms apply, ${gaps.join(", ")} ms apart`);
     for (const g of gaps) expect(g, `plugin calls ${gaps.join(", ")} ms apart`).toBeGreaterThanOrEqual(4400);
     // ... so at most once per token lifetime, not once per request (the run made dozens).
     expect(calls.length).toBeLessThanOrEqual(Math.ceil(elapsed / 4500) + 1);
