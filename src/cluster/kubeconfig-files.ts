@@ -45,11 +45,15 @@ export function readKubeconfigs(explicit: string | undefined, env: NodeJS.Proces
       ["users", merged.users, "user"],
       ["contexts", merged.contexts, "context"],
     ] as const) {
-      // Within one file a later entry of the same name replaces an earlier one (client-go reads
-      // the list into a map); across files the first file's entry wins, whole.
+      // A name twice in one file is an error (kubectl: "duplicate name in list"); across files
+      // the first file's entry wins, whole.
       const own = new Map<string, Entry>();
       for (const e of Array.isArray(doc[key]) ? doc[key] : []) {
-        if (e && typeof e.name === "string") own.set(e.name, resolvePaths(field, { ...(e[field] ?? {}) }, file));
+        if (!e || typeof e.name !== "string") continue;
+        if (own.has(e.name)) {
+          throw new ClusterError(`kubeconfig ${file} lists ${field} "${e.name}" twice`, { detail: `Remove or rename one of the two ${key} entries named "${e.name}" (kubectl refuses the file too).` });
+        }
+        own.set(e.name, resolvePaths(field, { ...(e[field] ?? {}) }, file));
       }
       for (const [name, value] of own) if (!map.has(name)) map.set(name, value);
     }

@@ -39,6 +39,19 @@ describe("KUBECONFIG lists", () => {
     expect(loadConnection({ env: { KUBECONFIG: [a, b].join(delimiter) }, cluster: "d" }).server).toBe("https://d.example:4");
   });
 
+  it("a name twice in one file is refused, as kubectl refuses it", () => {
+    const d = dir();
+    const a = file(d, "a", kc({ clusters: [["c", { server: "https://first:1" }], ["c", { server: "https://second:2" }]], contexts: [["x", { cluster: "c" }]], current: "x" }));
+    expect(() => loadConnection({ env: { KUBECONFIG: a } })).toThrow(`kubeconfig ${a} lists cluster "c" twice`);
+  });
+
+  it("proxy-url and disable-compression come from the cluster entry", () => {
+    const d = dir();
+    const a = file(d, "a", kc({ clusters: [["c", { server: "https://c:1", "proxy-url": "socks5://p:1080", "disable-compression": true }]], contexts: [["x", { cluster: "c" }]], current: "x" }));
+    const conn = loadConnection({ env: { KUBECONFIG: a } });
+    expect([conn.proxyUrl, conn.disableCompression]).toEqual(["socks5://p:1080", true]);
+  });
+
   it("none of the files exists: an error naming them", () => {
     const d = dir();
     expect(() => loadConnection({ env: { KUBECONFIG: [join(d, "a"), join(d, "b")].join(delimiter) } })).toThrow(`no kubeconfig found: ${join(d, "a")}, ${join(d, "b")} do not exist`);
