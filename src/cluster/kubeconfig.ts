@@ -133,7 +133,10 @@ export function loadConnection(opts: KubeconfigOptions = {}): ClusterConnection 
 
   let credentials: CredentialSource;
   const token = opts.token ?? str(user.token);
-  if (token) credentials = staticCredentials({ ...base, headers: { ...base.headers, authorization: `Bearer ${token}` } });
+  // kubectl reads the user's credentials only for a TLS server: over http:// nothing secret is
+  // sent (impersonation still is).
+  if (server.startsWith("http:")) credentials = staticCredentials({ headers: {} });
+  else if (token) credentials = staticCredentials({ ...base, headers: { ...base.headers, authorization: `Bearer ${token}` } });
   else if (str(user.tokenFile)) credentials = tokenFileCredentials(user.tokenFile, base, `tokenFile of ${owner}`);
   else if (user.exec && typeof user.exec === "object") {
     const execConfig = (Array.isArray(cluster.extensions) ? cluster.extensions : []).find((e: any) => e?.name === "client.authentication.k8s.io/exec")?.extension;

@@ -3,11 +3,13 @@
 // CONNECT and SOCKS5) carries every connection; without it HTTPS_PROXY does, except for hosts
 // NO_PROXY names and for loopback addresses (Go's rule, which kubectl follows: checked here by
 // running kubectl against the same proxy).
+import { readFile } from "node:fs/promises";
+import { dirname, join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { clusterAccess, writeKubeconfig } from "../helpers/credentials.js";
 import { startConnectProxy } from "../helpers/connect-proxy.js";
 import { writePackage } from "../helpers/fixtures.js";
-import { createNamespace, hasBinary, kptTs, kubectl } from "../helpers/run.js";
+import { createNamespace, hasBinary, kptTs, kubeconfig, kubectl } from "../helpers/run.js";
 import { configMap, lines, printed } from "../helpers/scenario.js";
 
 const rg = (ns: string, name: string) => `apiVersion: kpt.dev/v1alpha1\nkind: ResourceGroup\nmetadata:\n  name: inventory-${name}\n  namespace: ${ns}\n  labels:\n    cli-utils.sigs.k8s.io/inventory-id: proxy-${name}-${ns}\n`;
@@ -20,11 +22,14 @@ async function adminKubeconfig(ns: string, cluster: Record<string, unknown>): Pr
 const withKubectl = hasBinary("kubectl");
 
 describe("proxy-url", () => {
-  it.each(["http", "socks5"] as const)("%s: every connection goes through the proxy", async (scheme) => {
+  it.each(["http", "https", "socks5"] as const)("%s: every connection goes through the proxy", async (scheme) => {
     const ns = await createNamespace(`e2e-proxy-${scheme}`);
     const { server } = await clusterAccess();
     const target = new URL(server).host;
-    const proxy = await startConnectProxy();
+    // An https:// proxy shows a certificate the cluster's CA signed (Go verifies it with the client's TLS settings).
+    const pki = join(dirname(kubeconfig()), "pki");
+    const tls = scheme === "https" ? { cert: await readFile(join(pki, "apiserver.crt")), key: await readFile(join(pki, "apiserver.key")) } : undefined;
+    const proxy = await startConnectProxy({ tls });
     try {
       const kc = await adminKubeconfig(ns, { server, "proxy-url": `${scheme}://127.0.0.1:${proxy.port}` });
       const dir = await writePackage({ "resourcegroup.yaml": rg(ns, scheme), "cm.yaml": configMap(scheme, ns) });
@@ -36,7 +41,7 @@ describe("proxy-url", () => {
       const status = await kptTs(["live", "status", "--kubeconfig", kc, dir], { env });
       expect(status.code, printed(status)).toBe(0);
       expect(proxy.tunnels.length).toBeGreaterThan(0);
-      expect(new Set(proxy.tunnels.map((t) => `${t.via} ${t.target}`))).toEqual(new Set([`${scheme === "http" ? "connect" : "socks5"} ${target}`]));
+      expect(new Set(proxy.tunnels.map((t) => `${t.via} ${t.target}`))).toEqual(new Set([`${scheme === "socks5" ? "socks5" : "connect"} ${target}`]));
 
       if (withKubectl) {
         const before = proxy.tunnels.length;

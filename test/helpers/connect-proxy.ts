@@ -3,6 +3,7 @@
 // host names to addresses (so a server named `kubernetes` is reached at 127.0.0.1, as from
 // inside a cluster network), or hold CONNECTs without answering.
 import { connect, createServer, type Server, type Socket } from "node:net";
+import { createServer as createTlsServer } from "node:tls";
 import type { AddressInfo } from "node:net";
 
 export interface ConnectProxy {
@@ -13,7 +14,7 @@ export interface ConnectProxy {
   close(): Promise<void>;
 }
 
-export async function startConnectProxy(opts: { hosts?: Record<string, string> } = {}): Promise<ConnectProxy> {
+export async function startConnectProxy(opts: { hosts?: Record<string, string>; /** Serve https:// (TLS to the proxy) with this certificate. */ tls?: { cert: Buffer; key: Buffer } } = {}): Promise<ConnectProxy> {
   const tunnels: ConnectProxy["tunnels"] = [];
   const sockets = new Set<Socket>();
   const resolveHost = (h: string) => opts.hosts?.[h] ?? h;
@@ -30,7 +31,7 @@ export async function startConnectProxy(opts: { hosts?: Record<string, string> }
     client.on("close", () => up.destroy());
   };
 
-  const server: Server = createServer((client) => {
+  const onClient = (client: Socket) => {
     sockets.add(client);
     client.on("close", () => sockets.delete(client));
     client.once("data", (first: Buffer) => {
@@ -61,7 +62,8 @@ export async function startConnectProxy(opts: { hosts?: Record<string, string> }
       };
       tryConnect();
     });
-  });
+  };
+  const server: Server = opts.tls ? createTlsServer({ cert: opts.tls.cert, key: opts.tls.key }, onClient) : createServer(onClient);
 
   // RFC 1928, no authentication, CONNECT only.
   const socks5 = (client: Socket, greeting: Buffer) => {
@@ -95,7 +97,7 @@ export async function startConnectProxy(opts: { hosts?: Record<string, string> }
   await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
   const port = (server.address() as AddressInfo).port;
   return {
-    url: `http://127.0.0.1:${port}`,
+    url: `${opts.tls ? "https" : "http"}://127.0.0.1:${port}`,
     port,
     tunnels,
     close: async () => {

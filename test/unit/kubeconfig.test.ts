@@ -94,6 +94,14 @@ describe("connection flags", () => {
     expect(() => loadConnection({ env: { KUBECONFIG: a }, user: "carol" })).toThrow(`user "carol" not found in kubeconfig ${a}`);
   });
 
+  it("an http:// server gets no credentials (as kubectl: only over TLS), but impersonation", async () => {
+    const d = dir();
+    const a = file(d, "a", kc({ clusters: [["c", { server: "http://c:8080" }]], users: [["u", { token: "SECRET", as: "alice" }]], contexts: [["x", { cluster: "c", user: "u" }]], current: "x" }));
+    const conn = loadConnection({ env: { KUBECONFIG: a } });
+    expect((await conn.credentials.get()).headers).toEqual({});
+    expect(conn.impersonate?.user).toBe("alice");
+  });
+
   it("impersonation: flags over the kubeconfig's as, as-groups, as-uid, as-user-extra", () => {
     const d = dir();
     const a = file(d, "a", kc({ clusters: [["c", { server: "https://c:1" }]], users: [["u", { as: "kc-user", "as-groups": ["g1"], "as-user-extra": { scopes: ["a", "b"] } }]], contexts: [["x", { cluster: "c", user: "u" }]], current: "x" }));
