@@ -74,7 +74,7 @@ export class Transport {
 
   /**
    * One keep-alive agent per client identity: a plugin that hands out a new client certificate
-   * gets a new agent (with the same TLS settings and proxy); the old one's idle sockets close.
+   * gets a new agent (with the same TLS settings and proxy).
    */
   private agentFor(creds: Credentials): Agent | HttpAgent {
     const id = creds.cert ? `${creds.cert.toString("base64")}|${creds.key?.toString("base64") ?? ""}` : "";
@@ -104,7 +104,7 @@ export class Transport {
         };
       }
     }
-    for (const [key, old] of this.agents) if (key !== "" && key !== id) (this.agents.delete(key), old.destroy());
+    // Agents of earlier certificates stay until close(): a watch opened with one keeps running.
     this.agents.set(id, agent);
     return agent;
   }

@@ -11,7 +11,7 @@ import { clusterAccess, createServiceAccount, serviceAccountToken, type PolicyRu
 import { startBackground } from "../helpers/background.js";
 import { startFaultProxy } from "../helpers/fault-proxy.js";
 import { writePackage } from "../helpers/fixtures.js";
-import { CLI, createNamespace, hasBinary, kubeconfig, kptTs, kubectl } from "../helpers/run.js";
+import { CLI, createNamespace, hasBinary, kubeconfig, kptTs, kubectl, run } from "../helpers/run.js";
 import { configMap, docs, getObject, lines, printed } from "../helpers/scenario.js";
 
 const rg = (ns: string, name: string) => `apiVersion: kpt.dev/v1alpha1\nkind: ResourceGroup\nmetadata:\n  name: inventory-${name}\n  namespace: ${ns}\n  labels:\n    cli-utils.sigs.k8s.io/inventory-id: connect-${name}-${ns}\n`;
@@ -39,7 +39,31 @@ async function kubeconfigFile(path: string, o: { clusters?: [string, object][]; 
   return path;
 }
 
+/** The long flags a help text lists under a heading, up to the next heading. */
+function flagsUnder(help: string, heading: string): string[] {
+  const section = help.split(heading)[1]?.split(/\n[A-Z][A-Za-z ]+:\n/)[0] ?? "";
+  return [...section.matchAll(/^\s+(?:-\w, )?(--[a-z][a-z-]*)/gm)].map((m) => m[1]!);
+}
+
+const CONNECTION_FLAGS = ["--kubeconfig", "--context", "--cluster", "--user", "--server", "--token", "--username", "--password", "--certificate-authority", "--client-certificate", "--client-key", "--insecure-skip-tls-verify", "--tls-server-name", "--as", "--as-group", "--as-uid", "--request-timeout", "--disable-compression", "--cache-dir", "--namespace"];
+
 describe("connection flags", () => {
+  it("every command that talks to a cluster lists them under Global Flags in its --help, a superset of what kpt's help lists", async () => {
+    for (const command of ["apply", "destroy", "status", "diff", "history", "list", "install-resource-group"]) {
+      const r = await kptTs(["live", command, "--help"]);
+      expect(r.code, printed(r)).toBe(0);
+      const listed = flagsUnder(r.stdout, "Global Flags:");
+      for (const f of CONNECTION_FLAGS) expect(listed, `live ${command} --help`).toContain(f);
+    }
+    if (hasBinary("kpt")) {
+      const k = await run("kpt", ["live", "apply", "--help"]);
+      const kptFlags = [...flagsUnder(k.stdout, "Global Flags:"), ...flagsUnder(k.stdout, "Flags:")].filter((f) => !["--log-flush-frequency", "--truncate-output", "--help"].includes(f));
+      expect(kptFlags).toContain("--as-uid");
+      const ours = flagsUnder((await kptTs(["live", "apply", "--help"])).stdout, "Global Flags:");
+      for (const f of kptFlags.filter((f) => CONNECTION_FLAGS.includes(f) || f.startsWith("--as") || f === "--v")) expect(ours).toContain(f);
+    }
+  });
+
   it("no kubeconfig at all: --server, --token and --certificate-authority (and -s) are enough", async () => {
     const ns = await createNamespace("e2e-flags");
     await createServiceAccount(ns, "deployer", DEPLOYER);

@@ -14,7 +14,7 @@ import { delimiter, join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { clusterAccess, createServiceAccount, writeKubeconfig, type PolicyRule } from "../helpers/credentials.js";
 import { writePackage } from "../helpers/fixtures.js";
-import { createNamespace, kptTs, kubectl } from "../helpers/run.js";
+import { CLI, createNamespace, hasBinary, kptTs, kubectl, run } from "../helpers/run.js";
 import { configMap, docs, getObject, lines, printed } from "../helpers/scenario.js";
 
 const rg = (ns: string, name: string) => `apiVersion: kpt.dev/v1alpha1\nkind: ResourceGroup\nmetadata:\n  name: inventory-${name}\n  namespace: ${ns}\n  labels:\n    cli-utils.sigs.k8s.io/inventory-id: exec-${name}-${ns}\n`;
@@ -164,5 +164,35 @@ describe("exec credential plugins", () => {
     expect(f.code, printed(f)).toBe(1);
     expect(f.stderr).toContain(`error: cannot get credentials: the exec credential plugin "${failing}" of user "user" (kubeconfig ${kcFail}): it exited with code 3: session expired: run the login command`);
     expect(f.stderr + f.stdout).not.toContain("PARTIAL-SECRET");
+  });
+
+  it.skipIf(!hasBinary("script"))("interactiveMode IfAvailable: in a terminal the plugin gets standard input and interactive: true; in a pipe, neither", async () => {
+    const ns = await createNamespace("e2e-exec-tty");
+    await createServiceAccount(ns, "deployer", RULES);
+    const token = await boundToken(ns, "deployer", "t");
+    const dir = await mkdtemp(join(tmpdir(), "kpt-ts-exec-tty-"));
+    const command = join(dir, "plugin.mjs");
+    await writeFile(
+      command,
+      `#!/usr/bin/env node
+import { appendFileSync } from "node:fs";
+const info = JSON.parse(process.env.KUBERNETES_EXEC_INFO);
+appendFileSync(${JSON.stringify(join(dir, "seen"))}, JSON.stringify({ stdinIsTTY: Boolean(process.stdin.isTTY), interactive: info.spec.interactive }) + "\\n");
+console.log(JSON.stringify({ apiVersion: info.apiVersion, kind: "ExecCredential", status: { token: ${JSON.stringify(token)} } }));
+`,
+      { mode: 0o755 },
+    );
+    const kc = await writeKubeconfig(execUser(command), { namespace: ns });
+    const pkg = await writePackage({ "resourcegroup.yaml": rg(ns, "tty"), "cm.yaml": configMap("tty", ns) });
+    // script(1) gives the run a pseudo-terminal, as a user's shell would.
+    const inTerminal = await run("script", ["-qec", `${process.execPath} ${CLI} live apply --kubeconfig ${kc} ${pkg}`, "/dev/null"]);
+    expect(inTerminal.code, printed(inTerminal)).toBe(0);
+    const piped = await kptTs(["live", "status", "--kubeconfig", kc, pkg]);
+    expect(piped.code, printed(piped)).toBe(0);
+    const seen = (await readFile(join(dir, "seen"), "utf8")).trim().split("\n").map((l) => JSON.parse(l));
+    expect(seen).toEqual([
+      { stdinIsTTY: true, interactive: true },
+      { stdinIsTTY: false, interactive: false },
+    ]);
   });
 });
