@@ -3,7 +3,7 @@
 // This file is the only place that ends the process: errors become exit codes here.
 
 import { readFileSync } from "node:fs";
-import { Argument, Command, CommanderError, Option } from "commander";
+import { Argument, Command, CommanderError, Help, Option } from "commander";
 import { CancelledError, EXIT, exitCodeFor, UsageError, type ExitCode } from "./errors.js";
 import { formatError } from "./print/error-report.js";
 import { flushOutput } from "./print/flush-output.js";
@@ -130,6 +130,13 @@ const program = new Command("kpt-ts")
   .exitOverride();
 
 const live = addFlags(program.command("live").description("Deploy local packages to a cluster").exitOverride(), globalFlags);
+// Each subcommand's --help shows the flags it inherits from `live` under kpt's heading.
+live.configureHelp({
+  showGlobalOptions: true,
+  formatItemList(heading: string, items: string[], helper: Help) {
+    return Help.prototype.formatItemList.call(this, heading === "Global Options:" ? "Global Flags:" : heading, items, helper);
+  },
+});
 
 const PKG = "the package directory, or - to read it from standard input";
 

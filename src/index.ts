@@ -21,7 +21,9 @@ import { followStatus, type FollowStatusOptions } from "./status/follow-status.j
 import { inventoryObjects } from "./inventory/cluster-inventory.js";
 import { loadHealthRules } from "./health/load-health-rules.js";
 
-export interface TargetOptions extends KubeconfigOptions {
+export interface TargetOptions extends Omit<KubeconfigOptions, "cluster"> {
+  /** The kubeconfig cluster entry to use (kubectl's --cluster). */
+  clusterName?: string;
   /** A package directory, or an already read package. */
   path?: string;
   package?: Package;
@@ -36,7 +38,8 @@ export interface TargetOptions extends KubeconfigOptions {
 async function open(t: TargetOptions): Promise<{ pkg: Package; cluster: Cluster; owned: boolean }> {
   const pkg = t.package ?? (t.path !== undefined ? await readPackage(t.path) : undefined);
   if (!pkg) throw new TypeError("give either `path` or `package`");
-  const cluster = t.cluster ?? new KubeCluster({ kubeconfig: t.kubeconfig, context: t.context, namespace: t.namespace });
+  const { cluster: given, clusterName, path: _path, package: _pkg, ...connection } = t;
+  const cluster = given ?? new KubeCluster({ ...connection, cluster: clusterName });
   return { pkg, cluster, owned: !t.cluster };
 }
 

@@ -1,7 +1,7 @@
 // Bundles the command line (dist/cli.js, after tsc) into a few files, so a command loads a
 // handful of modules instead of ~200: that is most of kpt-ts's start-up time (see bench/).
 // Command bodies stay separate chunks, loaded only when run. The library (dist/index.js) is
-// left as tsc wrote it. @kubernetes/client-node (credential plugins only) and yaml (the
+// left as tsc wrote it. @kubernetes/client-node (legacy auth-provider users only) and yaml (the
 // precise YAML path) stay external: they are loaded lazily and only when needed.
 import { build } from "esbuild";
 import { rm } from "node:fs/promises";

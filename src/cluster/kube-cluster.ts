@@ -204,19 +204,20 @@ export class KubeCluster implements Cluster {
 
   async *watch(q: WatchQuery, signal: AbortSignal): AsyncIterable<WatchEvent> {
     const m = await this.mapping(q.group, q.kind);
-    const res = await this.transport.open("GET", this.collectionPath(m, q.namespace), {
+    const res = await this.transport.openStream("GET", this.collectionPath(m, q.namespace), {
       query: { watch: true, resourceVersion: q.resourceVersion, allowWatchBookmarks: true, fieldSelector: q.fieldSelector, timeoutSeconds: 1800 },
       signal,
+      what: `watch ${q.kind}`,
     });
     if ((res.statusCode ?? 0) >= 300) {
       const chunks: Buffer[] = [];
-      for await (const c of res) chunks.push(c as Buffer);
+      for await (const c of res.body) chunks.push(c as Buffer);
       const err = apiErrorFrom(res.statusCode ?? 0, Buffer.concat(chunks).toString("utf8"), `watch ${q.kind}`);
       if (err.status === 410) throw new WatchExpiredError(err.message);
       throw err;
     }
     const apiVersion = m.group ? `${m.group}/${m.version}` : m.version;
-    const lines = createInterface({ input: res, crlfDelay: Infinity });
+    const lines = createInterface({ input: res.body, crlfDelay: Infinity });
     try {
       for await (const line of lines) {
         if (!line.trim()) continue;

@@ -1,202 +1,248 @@
-// Reads kubeconfig files the way kubectl does (KUBECONFIG list merged, first value wins; else
-// ~/.kube/config) for the common auth kinds: client certificates, bearer tokens, basic auth.
-// Exec and auth-provider plugins are delegated to @kubernetes/client-node, loaded only then,
-// because importing it costs ~300 ms of start-up that most users never need.
+// The connection a run uses: the kubeconfig as kubectl reads it (kubeconfig-files.ts), the
+// connection flags on top with kubectl's meaning (client-go's ClientConfig overrides), or, with
+// no kubeconfig at all, the in-cluster configuration of a Pod's ServiceAccount.
 
-import { readFileSync } from "node:fs";
-import { homedir } from "node:os";
-import { dirname, isAbsolute, join, resolve } from "node:path";
-import jsyaml from "js-yaml";
+import { existsSync, readFileSync } from "node:fs";
+import { join } from "node:path";
 import { ClusterError } from "../errors.js";
+import { authProviderCredentials } from "./auth-provider.js";
+import { staticCredentials, tokenFileCredentials, type Credentials, type CredentialSource } from "./credential-source.js";
+import { execCredentials } from "./exec-credential.js";
+import { readKubeconfigs, type Entry } from "./kubeconfig-files.js";
 
+/** kubectl's connection flags (all optional) and what the process gives a connection. */
 export interface KubeconfigOptions {
   kubeconfig?: string;
   context?: string;
   /** -n: overrides the context's namespace. */
   namespace?: string;
+  cluster?: string;
+  user?: string;
+  server?: string;
+  token?: string;
+  username?: string;
+  password?: string;
+  certificateAuthority?: string;
+  clientCertificate?: string;
+  clientKey?: string;
+  insecureSkipTlsVerify?: boolean;
+  tlsServerName?: string;
+  as?: string;
+  asGroups?: string[];
+  asUid?: string;
+  /** --request-timeout in ms; undefined or 0: no limit. */
+  requestTimeoutMs?: number;
+  disableCompression?: boolean;
+  /** Defaults to process.env. */
+  env?: NodeJS.ProcessEnv;
+  /** Where credential plugins' stderr goes (default: process.stderr). */
+  pluginStderr?: NodeJS.WritableStream;
+  /** Standard input, for interactive credential plugins (default: process.stdin). */
+  stdin?: NodeJS.ReadStream;
+}
+
+export interface Impersonation {
+  user?: string;
+  uid?: string;
+  groups: string[];
+  extra: Record<string, string[]>;
 }
 
 export interface ClusterConnection {
   server: string;
   contextName: string;
-  /** The name of the context's user entry (who runs the command, as kubeconfig names them). */
+  /** The name of the user entry (or the impersonated user): who runs the command, for messages and history. */
   userName: string;
   /** The context's namespace, or "default". */
   namespace: string;
   /** True when -n was given: objects in other namespaces are an error, as in kpt. */
   namespaceEnforced: boolean;
   ca?: Buffer;
-  cert?: Buffer;
-  key?: Buffer;
   insecureSkipTlsVerify: boolean;
   tlsServerName?: string;
-  /** Static headers (Authorization) for every request. */
-  headers: Record<string, string>;
-  /** Set when the user authenticates through a plugin: returns fresh headers/certs per call. */
-  refreshAuth?: () => Promise<{ headers: Record<string, string>; cert?: Buffer; key?: Buffer }>;
-  /** The files that were read, for error messages. */
+  /** The cluster's proxy-url; without it, HTTPS_PROXY / NO_PROXY decide. */
+  proxyUrl?: string;
+  disableCompression: boolean;
+  impersonate?: Impersonation;
+  requestTimeoutMs?: number;
+  credentials: CredentialSource;
+  /** Where it came from: the kubeconfig files read, or "in-cluster", for error messages. */
   files: string[];
+  env: NodeJS.ProcessEnv;
 }
 
-interface Named<T> {
-  name: string;
-  value: T;
-}
-interface RawConfig {
-  file: string;
-  clusters: Named<any>[];
-  contexts: Named<any>[];
-  users: Named<any>[];
-  currentContext?: string;
-}
-
-function kubeconfigPaths(explicit?: string): string[] {
-  if (explicit) return [explicit];
-  const env = process.env.KUBECONFIG;
-  if (env) return env.split(":").filter(Boolean);
-  return [join(homedir(), ".kube", "config")];
-}
-
-function readRaw(file: string, required: boolean): RawConfig | undefined {
-  let text: string;
-  try {
-    text = readFileSync(file, "utf8");
-  } catch (err) {
-    if (!required && (err as NodeJS.ErrnoException).code === "ENOENT") return undefined;
-    throw new ClusterError(`cannot read kubeconfig ${file}: ${(err as Error).message}`, {
-      detail: "Point --kubeconfig or KUBECONFIG at your cluster's kubeconfig.",
-    });
-  }
-  let doc: any;
-  try {
-    // js-yaml is loaded anyway for the package; kubeconfigs are plain YAML (core schema: no timestamps).
-    doc = jsyaml.load(text, { schema: jsyaml.CORE_SCHEMA }) ?? {};
-  } catch (err) {
-    throw new ClusterError(`kubeconfig ${file} is not valid YAML: ${(err as Error).message}`);
-  }
-  const named = (list: unknown, key: string): Named<any>[] =>
-    Array.isArray(list) ? list.filter((e) => e && typeof e.name === "string").map((e) => ({ name: e.name, value: e[key] ?? {} })) : [];
-  return {
-    file,
-    clusters: named(doc.clusters, "cluster"),
-    contexts: named(doc.contexts, "context"),
-    users: named(doc.users, "user"),
-    currentContext: typeof doc["current-context"] === "string" && doc["current-context"] ? doc["current-context"] : undefined,
-  };
-}
-
-function firstByName(configs: RawConfig[], pick: (c: RawConfig) => Named<any>[], name: string): { value: any; file: string } | undefined {
-  for (const c of configs) {
-    const hit = pick(c).find((e) => e.name === name);
-    if (hit) return { value: hit.value, file: c.file };
-  }
-  return undefined;
-}
-
-function fileBytes(path: string | undefined, base: string): Buffer | undefined {
-  if (!path) return undefined;
-  const p = isAbsolute(path) ? path : resolve(dirname(base), path);
-  try {
-    return readFileSync(p);
-  } catch (err) {
-    throw new ClusterError(`cannot read ${p} named in kubeconfig ${base}: ${(err as Error).message}`);
-  }
-}
+export const SERVICE_ACCOUNT_DIR = "/var/run/secrets/kubernetes.io/serviceaccount";
 
 const b64 = (s: unknown) => (typeof s === "string" && s ? Buffer.from(s, "base64") : undefined);
+const str = (v: unknown) => (typeof v === "string" && v ? v : undefined);
+
+function readFileFor(path: string | undefined, what: string): Buffer | undefined {
+  if (!path) return undefined;
+  try {
+    return readFileSync(path);
+  } catch (err) {
+    throw new ClusterError(`cannot read ${path} (${what}): ${(err as Error).message}`, { detail: "Fix the path in your kubeconfig or flags." });
+  }
+}
 
 export function loadConnection(opts: KubeconfigOptions = {}): ClusterConnection {
-  const paths = kubeconfigPaths(opts.kubeconfig);
-  const configs = paths.map((p) => readRaw(p, Boolean(opts.kubeconfig) || paths.length === 1)).filter((c): c is RawConfig => Boolean(c));
-  const files = configs.map((c) => c.file);
-  const contextName = opts.context ?? configs.find((c) => c.currentContext)?.currentContext;
-  if (!contextName) {
-    throw new ClusterError(`no current context in kubeconfig ${paths.join(":")}`, {
-      detail: "Pass --context NAME, or set one with `kubectl config use-context NAME`.",
+  const env = opts.env ?? process.env;
+  const kc = readKubeconfigs(opts.kubeconfig, env);
+  if (kc.files.length === 0 && !opts.server) {
+    if (env.KUBERNETES_SERVICE_HOST && env.KUBERNETES_SERVICE_PORT && !opts.kubeconfig) return inClusterConnection(opts, env);
+    throw new ClusterError(`no kubeconfig found: ${kc.searched.join(", ")} ${kc.searched.length > 1 ? "do" : "does"} not exist`, {
+      detail: "Point --kubeconfig or KUBECONFIG at your cluster's kubeconfig, or pass --server (with --token or --certificate-authority).",
     });
   }
-  const ctx = firstByName(configs, (c) => c.contexts, contextName);
-  if (!ctx) {
-    const known = configs.flatMap((c) => c.contexts.map((x) => x.name));
-    throw new ClusterError(`context "${contextName}" not found in kubeconfig ${paths.join(":")}`, {
-      detail: `Known contexts: ${known.join(", ") || "(none)"}. Pass one with --context.`,
-    });
+  const where = kc.files.join(":") || "(no kubeconfig)";
+  const contextName = opts.context ?? kc.currentContext ?? "";
+  const ctx: Entry = contextName ? (kc.contexts.get(contextName) ?? missing("context", contextName, kc.contexts, where, Boolean(opts.server && !opts.context))) : {};
+  const clusterName = opts.cluster ?? str(ctx.cluster) ?? "";
+  const cluster: Entry = clusterName ? (kc.clusters.get(clusterName) ?? missing("cluster", clusterName, kc.clusters, where, Boolean(opts.server && !opts.cluster))) : {};
+  const userName = opts.user ?? str(ctx.user) ?? "";
+  const user: Entry = userName ? (kc.users.get(userName) ?? (opts.user ? missing("user", userName, kc.users, where, false) : {})) : {};
+
+  let server = opts.server ?? str(cluster.server);
+  if (!server) {
+    throw new ClusterError(
+      contextName ? `context "${contextName}" has no cluster with a server in kubeconfig ${where}` : `no current context in kubeconfig ${where}`,
+      { detail: "Pass --context NAME (or set one with `kubectl config use-context NAME`), or --server ADDRESS." },
+    );
   }
-  const cluster = firstByName(configs, (c) => c.clusters, ctx.value.cluster);
-  if (!cluster || typeof cluster.value.server !== "string") {
-    throw new ClusterError(`context "${contextName}" names cluster "${ctx.value.cluster}", which kubeconfig ${paths.join(":")} does not define (or has no server)`);
+  if (!/^[a-z][a-z0-9+.-]*:\/\//i.test(server)) server = `https://${server}`;
+
+  // TLS, as client-go merges the overrides: --certificate-authority or --insecure-skip-tls-verify
+  // replace the cluster's CA and skip setting; --server or --tls-server-name replace tls-server-name.
+  let ca = b64(cluster["certificate-authority-data"]) ?? readFileFor(str(cluster["certificate-authority"]), `certificate-authority of cluster "${clusterName}"`);
+  let insecure = cluster["insecure-skip-tls-verify"] === true;
+  if (opts.certificateAuthority || opts.insecureSkipTlsVerify) {
+    ca = readFileFor(opts.certificateAuthority, "--certificate-authority");
+    insecure = Boolean(opts.insecureSkipTlsVerify);
   }
-  const user = firstByName(configs, (c) => c.users, ctx.value.user) ?? { value: {}, file: cluster.file };
-  const u = user.value;
-  const headers: Record<string, string> = {};
-  let token: string | undefined = typeof u.token === "string" ? u.token : undefined;
-  if (!token && typeof u.tokenFile === "string") token = fileBytes(u.tokenFile, user.file)?.toString("utf8").trim();
-  if (token) headers.authorization = `Bearer ${token}`;
-  else if (typeof u.username === "string" && typeof u.password === "string") {
-    headers.authorization = `Basic ${Buffer.from(`${u.username}:${u.password}`).toString("base64")}`;
-  }
-  const conn: ClusterConnection = {
-    server: cluster.value.server.replace(/\/+$/, ""),
-    contextName,
-    userName: typeof ctx.value.user === "string" ? ctx.value.user : "",
-    namespace: opts.namespace || ctx.value.namespace || "default",
-    namespaceEnforced: Boolean(opts.namespace),
-    ca: b64(cluster.value["certificate-authority-data"]) ?? fileBytes(cluster.value["certificate-authority"], cluster.file),
-    cert: b64(u["client-certificate-data"]) ?? fileBytes(u["client-certificate"], user.file),
-    key: b64(u["client-key-data"]) ?? fileBytes(u["client-key"], user.file),
-    insecureSkipTlsVerify: cluster.value["insecure-skip-tls-verify"] === true,
-    tlsServerName: typeof cluster.value["tls-server-name"] === "string" ? cluster.value["tls-server-name"] : undefined,
-    headers,
-    files,
+  const tlsServerName = opts.tlsServerName || opts.server ? opts.tlsServerName : str(cluster["tls-server-name"]);
+
+  const owner = `user "${userName}" (kubeconfig ${str(user.__file) ?? where})`;
+  const base: Credentials = {
+    headers: {},
+    cert: opts.clientCertificate ? readFileFor(opts.clientCertificate, "--client-certificate") : (b64(user["client-certificate-data"]) ?? readFileFor(str(user["client-certificate"]), `client-certificate of ${owner}`)),
+    key: opts.clientKey ? readFileFor(opts.clientKey, "--client-key") : (b64(user["client-key-data"]) ?? readFileFor(str(user["client-key"]), `client-key of ${owner}`)),
   };
-  if (u.exec || u["auth-provider"]) {
-    const plugin = u.exec ? `exec credential plugin "${String(u.exec.command ?? "")}"` : `auth-provider "${String(u["auth-provider"]?.name ?? "")}"`;
-    conn.refreshAuth = failingClearly(pluginAuth(opts, contextName), `the ${plugin} of user "${String(ctx.value.user)}" (kubeconfig ${user.file})`);
+  const username = opts.username ?? str(user.username);
+  const password = opts.password ?? str(user.password);
+  if (username && password) base.headers.authorization = `Basic ${Buffer.from(`${username}:${password}`).toString("base64")}`;
+
+  let credentials: CredentialSource;
+  const token = opts.token ?? str(user.token);
+  // kubectl reads the user's credentials only for a TLS server: over http:// nothing secret is
+  // sent (impersonation still is).
+  if (server.startsWith("http:")) credentials = staticCredentials({ headers: {} });
+  else if (token) credentials = staticCredentials({ ...base, headers: { ...base.headers, authorization: `Bearer ${token}` } });
+  else if (str(user.tokenFile)) credentials = tokenFileCredentials(user.tokenFile, base, `tokenFile of ${owner}`);
+  else if (user.exec && typeof user.exec === "object") {
+    const execConfig = (Array.isArray(cluster.extensions) ? cluster.extensions : []).find((e: any) => e?.name === "client.authentication.k8s.io/exec")?.extension;
+    credentials = execCredentials(user.exec, base, {
+      owner,
+      cluster: {
+        server,
+        ...(tlsServerName ? { "tls-server-name": tlsServerName } : {}),
+        ...(insecure ? { "insecure-skip-tls-verify": true } : {}),
+        ...(ca ? { "certificate-authority-data": ca.toString("base64") } : {}),
+        ...(str(cluster["proxy-url"]) ? { "proxy-url": cluster["proxy-url"] } : {}),
+        ...(cluster["disable-compression"] === true ? { "disable-compression": true } : {}),
+        ...(execConfig !== undefined ? { config: execConfig } : {}),
+      },
+      env,
+      stderr: opts.pluginStderr ?? process.stderr,
+      stdin: opts.stdin ?? process.stdin,
+    });
+  } else if (user["auth-provider"]) credentials = authProviderCredentials(user, server, base, owner);
+  else credentials = staticCredentials(base);
+
+  const impersonate = impersonation(opts, user);
+  return {
+    server: server.replace(/\/+$/, ""),
+    contextName,
+    userName: impersonate?.user ?? userName,
+    namespace: opts.namespace || str(ctx.namespace) || "default",
+    namespaceEnforced: Boolean(opts.namespace),
+    ca,
+    insecureSkipTlsVerify: insecure,
+    tlsServerName,
+    proxyUrl: str(cluster["proxy-url"]),
+    disableCompression: Boolean(opts.disableCompression) || cluster["disable-compression"] === true,
+    impersonate,
+    requestTimeoutMs: opts.requestTimeoutMs || undefined,
+    credentials,
+    files: kc.files,
+    env,
+  };
+}
+
+function missing(kind: string, name: string, known: Map<string, Entry>, where: string, tolerated: boolean): Entry {
+  // kubectl: with --server, a current-context (or its cluster) that does not exist is no error.
+  if (tolerated) return {};
+  throw new ClusterError(`${kind} "${name}" not found in kubeconfig ${where}`, {
+    detail: `Known ${kind}s: ${[...known.keys()].join(", ") || "(none)"}. Pass one with --${kind}.`,
+  });
+}
+
+/** --as, --as-group, --as-uid over the user's as, as-groups, as-uid, as-user-extra. */
+function impersonation(opts: KubeconfigOptions, user: Entry): Impersonation | undefined {
+  const extra: Record<string, string[]> = {};
+  if (user["as-user-extra"] && typeof user["as-user-extra"] === "object") {
+    for (const [k, v] of Object.entries(user["as-user-extra"])) extra[k] = Array.isArray(v) ? v.map(String) : [String(v)];
   }
-  return conn;
+  const groups = opts.asGroups?.length ? opts.asGroups : Array.isArray(user["as-groups"]) ? user["as-groups"].map(String) : [];
+  const imp: Impersonation = { user: opts.as || str(user.as), uid: opts.asUid || str(user["as-uid"]), groups, extra };
+  if (!imp.user && !imp.uid && groups.length === 0 && Object.keys(extra).length === 0) return undefined;
+  if (!imp.user) {
+    throw new ClusterError("impersonating a group, uid or extra needs a user to impersonate too", { detail: "Add --as USER (or `as:` in the kubeconfig user)." });
+  }
+  return imp;
 }
 
 /**
- * A credential plugin's failure as a ClusterError that says which plugin failed and why: its
- * exit and its stderr, never its stdout (which holds the credential, or part of one).
+ * A Pod's ServiceAccount, as client-go's InClusterConfig: the server from
+ * KUBERNETES_SERVICE_HOST/PORT, the token and CA from the standard directory
+ * (KPT_TS_SERVICEACCOUNT_DIR moves it), the token read again whenever the file changes.
  */
-function failingClearly<T>(refresh: () => Promise<T>, what: string): () => Promise<T> {
-  return async () => {
-    try {
-      return await refresh();
-    } catch (err) {
-      const e = err as NodeJS.ErrnoException;
-      const why =
-        e.code === "ENOENT"
-          ? "the command was not found"
-          : e.code === "EACCES"
-            ? "the command is not executable"
-            : e instanceof SyntaxError
-              ? "it did not print an ExecCredential (JSON)"
-              : e.message?.trim()
-                ? `it failed: ${e.message.trim().split("\n")[0]}`
-                : "it exited with an error and printed nothing on stderr";
-      throw new ClusterError(`cannot get credentials: ${what}: ${why}`, { detail: "Run the plugin yourself to see what it says, or fix users[].user.exec in your kubeconfig." });
-    }
-  };
-}
-
-/** Exec / auth-provider credentials through client-node, imported lazily and cached per run. */
-function pluginAuth(opts: KubeconfigOptions, contextName: string): NonNullable<ClusterConnection["refreshAuth"]> {
-  let kcPromise: Promise<any> | undefined;
-  return async () => {
-    kcPromise ??= import("@kubernetes/client-node").then((k8s) => {
-      const kc = new k8s.KubeConfig();
-      if (opts.kubeconfig) kc.loadFromFile(opts.kubeconfig);
-      else kc.loadFromDefault();
-      kc.setCurrentContext(contextName);
-      return kc;
+function inClusterConnection(opts: KubeconfigOptions, env: NodeJS.ProcessEnv): ClusterConnection {
+  const dir = env.KPT_TS_SERVICEACCOUNT_DIR || SERVICE_ACCOUNT_DIR;
+  const host = env.KUBERNETES_SERVICE_HOST!;
+  const server = `https://${host.includes(":") ? `[${host}]` : host}:${env.KUBERNETES_SERVICE_PORT}`;
+  const tokenPath = join(dir, "token");
+  if (!opts.token && !existsSync(tokenPath)) {
+    throw new ClusterError(`no kubeconfig found, and no in-cluster ServiceAccount token at ${tokenPath}`, {
+      detail: "Point --kubeconfig or KUBECONFIG at your cluster's kubeconfig, or mount the Pod's ServiceAccount token.",
     });
-    const kc = await kcPromise;
-    const o: { headers?: Record<string, string>; cert?: Buffer; key?: Buffer } = { headers: {} };
-    await kc.applyToHTTPSOptions(o);
-    const headers: Record<string, string> = {};
-    for (const [k, v] of Object.entries(o.headers ?? {})) headers[k.toLowerCase()] = String(v);
-    return { headers, cert: o.cert, key: o.key };
+  }
+  const caPath = join(dir, "ca.crt");
+  const ca = opts.certificateAuthority ? readFileFor(opts.certificateAuthority, "--certificate-authority") : existsSync(caPath) ? readFileFor(caPath, "the in-cluster CA") : undefined;
+  let namespace = opts.namespace || env.POD_NAMESPACE;
+  if (!namespace) {
+    try {
+      namespace = readFileSync(join(dir, "namespace"), "utf8").trim();
+    } catch {
+      namespace = undefined;
+    }
+  }
+  const base: Credentials = { headers: {} };
+  const credentials = opts.token ? staticCredentials({ headers: { authorization: `Bearer ${opts.token}` } }) : tokenFileCredentials(tokenPath, base, "the in-cluster ServiceAccount token");
+  const impersonate = impersonation(opts, {});
+  return {
+    server,
+    contextName: "in-cluster",
+    userName: impersonate?.user ?? "in-cluster ServiceAccount",
+    namespace: namespace || "default",
+    namespaceEnforced: Boolean(opts.namespace),
+    ca,
+    insecureSkipTlsVerify: Boolean(opts.insecureSkipTlsVerify),
+    tlsServerName: opts.tlsServerName,
+    disableCompression: Boolean(opts.disableCompression),
+    impersonate,
+    requestTimeoutMs: opts.requestTimeoutMs || undefined,
+    credentials,
+    files: ["in-cluster"],
+    env,
   };
 }

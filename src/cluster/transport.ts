@@ -3,11 +3,16 @@
 // failures and 5xx are retried with backoff, for a bounded time, where repeating is safe.
 
 import { Agent, request as httpsRequest } from "node:https";
-import { request as httpRequest, Agent as HttpAgent, type IncomingMessage } from "node:http";
+import { request as httpRequest, Agent as HttpAgent, type IncomingHttpHeaders, type IncomingMessage } from "node:http";
+import { connect as tlsConnect } from "node:tls";
+import type { Readable } from "node:stream";
 import { setTimeout as sleep } from "node:timers/promises";
+import { createGunzip } from "node:zlib";
 import { ClusterError } from "../errors.js";
 import { apiErrorFrom, ApiError } from "./api-error.js";
+import type { Credentials } from "./credential-source.js";
 import type { ClusterConnection } from "./kubeconfig.js";
+import { openTunnel, parseProxyUrl, proxyFromEnvironment } from "./proxy.js";
 import { isIdempotent, retryDelayMs } from "./retry-policy.js";
 
 export interface RequestOptions {
@@ -26,44 +31,82 @@ export interface TransportStats {
   requests: number;
   retries: number;
   throttled: number;
+  /** Bytes received on the wire (compressed when the server compressed them) and after decompression. */
+  wireBytes: number;
+  bodyBytes: number;
 }
 
+/** A response whose body is already decompressed. */
+export interface Response {
+  statusCode: number;
+  headers: IncomingHttpHeaders;
+  body: Readable;
+  /** Whether the server sent it gzip-compressed. */
+  compressed: boolean;
+  destroy(): void;
+}
+
+/** --request-timeout ran out: not retried (kubectl gives up on the request). */
+export class RequestTimeoutError extends ClusterError {}
+
 export class Transport {
-  readonly stats: TransportStats = { requests: 0, retries: 0, throttled: 0 };
-  private readonly agent: Agent | HttpAgent;
+  readonly stats: TransportStats = { requests: 0, retries: 0, throttled: 0, wireBytes: 0, bodyBytes: 0 };
+  private readonly agents = new Map<string, Agent | HttpAgent>();
   private readonly url: URL;
+  private readonly proxy?: URL;
   /** Whether the server has answered once: until then, a refused connection is soon reported. */
   private reached = false;
-  private auth?: Promise<{ headers: Record<string, string>; cert?: Buffer; key?: Buffer }>;
 
   constructor(
     readonly conn: ClusterConnection,
-    maxSockets = 64,
+    private readonly maxSockets = 64,
     readonly userAgent = "kpt-ts",
   ) {
     this.url = new URL(conn.server);
-    const common = { keepAlive: true, maxSockets, keepAliveMsecs: 30_000 };
-    this.agent =
-      this.url.protocol === "http:"
-        ? new HttpAgent(common)
-        : new Agent({
-            ...common,
-            ca: conn.ca,
-            cert: conn.cert,
-            key: conn.key,
-            rejectUnauthorized: !conn.insecureSkipTlsVerify,
-            servername: conn.tlsServerName,
-          });
+    // The cluster's proxy-url wins; without it, the environment decides (kubectl's rule).
+    this.proxy = conn.proxyUrl ? parseProxyUrl(conn.proxyUrl) : proxyFromEnvironment(this.url, conn.env);
+    if (conn.proxyUrl && !this.proxy) throw new ClusterError(`the cluster's proxy-url ${JSON.stringify(conn.proxyUrl)} is not a URL`, { detail: "Use http://, https:// or socks5:// HOST:PORT." });
   }
 
   close(): void {
-    this.agent.destroy();
+    for (const a of this.agents.values()) a.destroy();
   }
 
-  private async credentials(): Promise<{ headers: Record<string, string>; cert?: Buffer; key?: Buffer }> {
-    if (!this.conn.refreshAuth) return { headers: this.conn.headers };
-    this.auth ??= this.conn.refreshAuth();
-    return this.auth;
+  /**
+   * One keep-alive agent per client identity: a plugin that hands out a new client certificate
+   * gets a new agent (with the same TLS settings and proxy).
+   */
+  private agentFor(creds: Credentials): Agent | HttpAgent {
+    const id = creds.cert ? `${creds.cert.toString("base64")}|${creds.key?.toString("base64") ?? ""}` : "";
+    let agent = this.agents.get(id);
+    if (agent) return agent;
+    const common = { keepAlive: true, maxSockets: this.maxSockets, keepAliveMsecs: 30_000 };
+    const proxy = this.proxy;
+    const ca = this.conn.ca;
+    if (this.url.protocol === "http:") {
+      agent = new HttpAgent(common);
+      if (proxy) {
+        (agent as any).createConnection = (options: any, cb: (err: Error | null, s?: unknown) => void) => {
+          openTunnel(proxy, options.host, Number(options.port), { ca }).then((s) => cb(null, s), cb);
+          return undefined;
+        };
+      }
+    } else {
+      agent = new Agent({ ...common, ca, cert: creds.cert, key: creds.key, rejectUnauthorized: !this.conn.insecureSkipTlsVerify, servername: this.conn.tlsServerName });
+      if (proxy) {
+        // TLS to the API server inside the tunnel, with the agent's own TLS options.
+        (agent as any).createConnection = (options: any, cb: (err: Error | null, s?: unknown) => void) => {
+          openTunnel(proxy, options.host, Number(options.port), { ca }).then((socket) => {
+            const tls = tlsConnect({ ...options, socket, servername: options.servername || this.conn.tlsServerName || (/^[\d.]+$|:/.test(options.host) ? undefined : options.host) });
+            cb(null, tls);
+          }, cb);
+          return undefined;
+        };
+      }
+    }
+    // Agents of earlier certificates stay until close(): a watch opened with one keeps running.
+    this.agents.set(id, agent);
+    return agent;
   }
 
   private path(path: string, query?: RequestOptions["query"]): string {
@@ -73,19 +116,47 @@ export class Transport {
     return `${this.url.pathname.replace(/\/$/, "")}${path}${qs ? `?${qs}` : ""}`;
   }
 
-  /** Opens a request and resolves with the response stream (for watches) once headers arrive. */
-  async open(method: string, path: string, opts: RequestOptions = {}): Promise<IncomingMessage> {
-    const creds = await this.credentials();
-    const body = opts.body === undefined ? undefined : typeof opts.body === "string" ? opts.body : JSON.stringify(opts.body);
-    const headers: Record<string, string> = {
+  private headersFor(creds: Credentials, opts: RequestOptions, body: string | undefined): Record<string, string | string[]> {
+    const headers: Record<string, string | string[]> = {
       accept: opts.accept ?? "application/json",
       "user-agent": this.userAgent,
       ...creds.headers,
     };
+    // As kubectl (Go's transport): ask for gzip unless disabled; the server compresses large answers.
+    if (!this.conn.disableCompression) headers["accept-encoding"] = "gzip";
+    const imp = this.conn.impersonate;
+    if (imp) {
+      if (imp.user) headers["impersonate-user"] = imp.user;
+      if (imp.uid) headers["impersonate-uid"] = imp.uid;
+      if (imp.groups.length) headers["impersonate-group"] = imp.groups;
+      for (const [k, v] of Object.entries(imp.extra)) headers[`impersonate-extra-${encodeURIComponent(k)}`] = v;
+    }
     if (body !== undefined) {
       headers["content-type"] = opts.contentType ?? "application/json";
       headers["content-length"] = String(Buffer.byteLength(body));
     }
+    return headers;
+  }
+
+  /**
+   * Opens a request and resolves with the response (its body decompressed) once headers arrive.
+   * A 401 to credentials that can be fetched again (a plugin's, a token file's) fetches them
+   * once and sends the request once more.
+   */
+  async open(method: string, path: string, opts: RequestOptions = {}): Promise<Response> {
+    for (let tries = 0; ; tries++) {
+      const creds = await this.conn.credentials.get();
+      const res = await this.send(method, path, opts, creds);
+      if (res.statusCode === 401 && tries === 0 && this.conn.credentials.invalidate(creds.generation)) {
+        res.destroy();
+        continue;
+      }
+      return res;
+    }
+  }
+
+  private send(method: string, path: string, opts: RequestOptions, creds: Credentials): Promise<Response> {
+    const body = opts.body === undefined ? undefined : typeof opts.body === "string" ? opts.body : JSON.stringify(opts.body);
     const reqFn = this.url.protocol === "http:" ? httpRequest : httpsRequest;
     this.stats.requests++;
     return new Promise((resolve, reject) => {
@@ -96,15 +167,63 @@ export class Transport {
           port: this.url.port,
           method,
           path: this.path(path, opts.query),
-          headers,
-          agent: creds.cert ? undefined : this.agent,
-          ...(creds.cert ? { cert: creds.cert, key: creds.key, ca: this.conn.ca, rejectUnauthorized: !this.conn.insecureSkipTlsVerify } : {}),
+          headers: this.headersFor(creds, opts, body),
+          agent: this.agentFor(creds),
           signal: opts.signal,
         },
-        resolve,
+        (res: IncomingMessage) => {
+          const gz = /gzip/i.test(String(res.headers["content-encoding"] ?? ""));
+          let out: Readable = res;
+          if (gz) {
+            res.on("data", (c: Buffer) => (this.stats.wireBytes += c.length));
+            out = res.pipe(createGunzip());
+            res.on("error", (e) => out.destroy(e));
+          }
+          resolve({ statusCode: res.statusCode ?? 0, headers: res.headers, body: out, compressed: gz, destroy: () => (res.destroy(), out.destroy()) });
+        },
       );
       req.on("error", reject);
       req.end(body);
+    });
+  }
+
+  /** Runs `fn` with a signal that also fires when --request-timeout runs out. */
+  private async timed<T>(opts: RequestOptions, what: string, fn: (signal: AbortSignal | undefined) => Promise<T>): Promise<T> {
+    const ms = this.conn.requestTimeoutMs;
+    if (!ms) return fn(opts.signal);
+    const ctl = new AbortController();
+    const onAbort = () => ctl.abort(opts.signal?.reason);
+    opts.signal?.addEventListener("abort", onAbort, { once: true });
+    let timedOut = false;
+    const timer = setTimeout(() => {
+      timedOut = true;
+      ctl.abort();
+    }, ms);
+    try {
+      return await fn(ctl.signal);
+    } catch (err) {
+      if (timedOut) {
+        throw new RequestTimeoutError(`the request to ${this.conn.server} (${what}) did not finish within --request-timeout=${formatMs(ms)}`, {
+          cause: err,
+          detail: "The API server (or a proxy in front of it) is slow or stuck: try again, or raise --request-timeout (0: no limit).",
+        });
+      }
+      throw err;
+    } finally {
+      clearTimeout(timer);
+      opts.signal?.removeEventListener("abort", onAbort);
+    }
+  }
+
+  /** Opens a long-running request (a watch): --request-timeout bounds the wait for its answer's headers. */
+  async openStream(method: string, path: string, opts: RequestOptions = {}): Promise<Response> {
+    if (!this.conn.requestTimeoutMs) return this.open(method, path, opts);
+    const outer = opts.signal;
+    const ctl = new AbortController();
+    outer?.addEventListener("abort", () => ctl.abort(outer.reason), { once: true });
+    return this.timed({ ...opts, signal: undefined }, opts.what ?? `${method} ${path}`, (s) => {
+      s?.addEventListener("abort", () => ctl.abort(), { once: true });
+      return this.open(method, path, { ...opts, signal: ctl.signal });
     });
   }
 
@@ -116,14 +235,19 @@ export class Transport {
     const what = opts.what ?? `${method} ${path}`;
     const idempotent = opts.idempotent ?? isIdempotent(method, opts.contentType);
     for (let attempt = 1; ; attempt++) {
-      let res: IncomingMessage;
+      let res: Response;
       let text: string;
       try {
-        res = await this.open(method, path, opts);
-        text = await readBody(res);
+        [res, text] = await this.timed(opts, what, async (signal) => {
+          const r = await this.open(method, path, { ...opts, signal });
+          const t = await readBody(r.body);
+          this.stats.bodyBytes += Buffer.byteLength(t);
+          if (!r.compressed) this.stats.wireBytes += Buffer.byteLength(t);
+          return [r, t] as const;
+        });
       } catch (err) {
         if (opts.signal?.aborted) throw err;
-        if (err instanceof ClusterError) throw err; // a credential plugin's failure, already worded
+        if (err instanceof ClusterError) throw err; // a credential plugin's failure or a timeout, already worded
         const code = (err as NodeJS.ErrnoException).code ?? "";
         const delay = retryDelayMs({ kind: "network", code, reachedBefore: this.reached }, attempt, idempotent);
         if (delay !== undefined) {
@@ -153,7 +277,11 @@ export class Transport {
   }
 }
 
-function readBody(res: IncomingMessage): Promise<string> {
+function formatMs(ms: number): string {
+  return ms % 1000 === 0 ? `${ms / 1000}s` : `${ms}ms`;
+}
+
+function readBody(res: Readable): Promise<string> {
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     res.on("data", (c: Buffer) => chunks.push(c));

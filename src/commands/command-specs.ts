@@ -1,12 +1,38 @@
 // Every command's flags, declared once: src/cli.ts registers them with commander, and each
 // command receives them parsed and typed (FlagValues<typeof ...>). Defaults live here.
 
-import { bool, duration, files, list, oneOf, optionalText, text, verbosity, wholeNumber, type FlagSpec, type FlagValues } from "./flag-spec.js";
+import { bool, duration, files, list, oneOf, optionalText, repeated, text, verbosity, wholeNumber, type FlagSpec, type FlagValues } from "./flag-spec.js";
 
-/** Flags of `live` that every subcommand inherits. */
-export const globalFlags = {
+/**
+ * How to reach the cluster: kubectl's connection flags, with kubectl's meaning (each overrides
+ * the kubeconfig; --server, --token and --certificate-authority work with no kubeconfig at all).
+ * kpt's live commands accept every one of them.
+ */
+export const connectionFlags = {
   kubeconfig: optionalText("--kubeconfig <path>", "path to the kubeconfig file (default: $KUBECONFIG, else ~/.kube/config)"),
   context: optionalText("--context <name>", "the kubeconfig context to use"),
+  cluster: optionalText("--cluster <name>", "the kubeconfig cluster to use (instead of the context's)"),
+  user: optionalText("--user <name>", "the kubeconfig user to use (instead of the context's)"),
+  server: optionalText("-s, --server <address>", "the address and port of the Kubernetes API server"),
+  token: optionalText("--token <token>", "bearer token for authentication to the API server"),
+  username: optionalText("--username <name>", "username for basic authentication to the API server"),
+  password: optionalText("--password <password>", "password for basic authentication to the API server"),
+  certificateAuthority: optionalText("--certificate-authority <path>", "path to a cert file for the certificate authority"),
+  clientCertificate: optionalText("--client-certificate <path>", "path to a client certificate file for TLS"),
+  clientKey: optionalText("--client-key <path>", "path to a client key file for TLS"),
+  insecureSkipTlsVerify: bool("insecure-skip-tls-verify", "do not check the server's certificate (insecure)"),
+  tlsServerName: optionalText("--tls-server-name <name>", "server name for certificate validation (default: the server's host name)"),
+  as: optionalText("--as <user>", "username to impersonate for the operation (a user or a service account)"),
+  asGroup: repeated("--as-group <group>", "group to impersonate for the operation; repeat for several groups"),
+  asUid: optionalText("--as-uid <uid>", "UID to impersonate for the operation"),
+  requestTimeout: duration("--request-timeout <duration>", "how long to wait for a single server request (e.g. 1s, 2m); 0 waits as long as it takes", "0"),
+  disableCompression: bool("disable-compression", "do not ask the server to compress its responses"),
+  cacheDir: optionalText("--cache-dir <path>", "accepted for kpt compatibility; kpt-ts keeps no discovery cache"),
+};
+
+/** Flags of `live` that every subcommand inherits (shown under "Global Flags" in each command's help). */
+export const globalFlags = {
+  ...connectionFlags,
   namespace: optionalText("-n, --namespace <namespace>", "namespace for objects without one; objects in other namespaces are refused, as in kpt"),
   v: verbosity("-v, --v [level]", "verbose errors: show each error's detail and cause"),
   color: { flags: "--no-color", description: "never colour the output (also: NO_COLOR=1)", parse: (v: unknown) => v !== false } satisfies FlagSpec<boolean>,

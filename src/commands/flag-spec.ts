@@ -105,6 +105,11 @@ export function files(flags: string, description: string): FlagSpec<string[] | u
   return { flags, description, repeatable: true, parse: (v) => (v === undefined ? undefined : (Array.isArray(v) ? v : [v]).map(String)) };
 }
 
+/** A flag that may be repeated; its values in order (empty when absent). */
+export function repeated(flags: string, description: string): FlagSpec<string[]> {
+  return { flags, description, repeatable: true, parse: (v) => (Array.isArray(v) ? v.map(String) : v === undefined ? [] : [String(v)]) };
+}
+
 /** `-v [level]`: any level but 0 turns verbose errors on. */
 export function verbosity(flags: string, description: string): FlagSpec<boolean> {
   return { flags, description, parse: (v) => v !== undefined && v !== false && v !== "0" };

@@ -1,6 +1,7 @@
 // `kpt-ts live init [PKG_PATH]`: the flags and the kubeconfig's namespace, handed to runLiveInit.
 
 import { loadConnection } from "../cluster/kubeconfig.js";
+import { connectionOptions } from "./open-cluster.js";
 import { ClusterError } from "../errors.js";
 import type { FlagValues } from "./flag-spec.js";
 import type { GlobalFlags, initFlags } from "./command-specs.js";
@@ -8,9 +9,9 @@ import type { CommandIO } from "./io.js";
 import { runLiveInit } from "./live-init.js";
 
 /** The context's namespace as kpt picks it; a machine without a kubeconfig still gets "default". */
-function contextNamespace(f: Pick<GlobalFlags, "kubeconfig" | "context">): string {
+function contextNamespace(f: GlobalFlags): string {
   try {
-    return loadConnection({ kubeconfig: f.kubeconfig, context: f.context }).namespace;
+    return loadConnection(connectionOptions(f)).namespace;
   } catch (err) {
     if (err instanceof ClusterError && !f.kubeconfig && !f.context) return "default";
     throw err;

@@ -1,8 +1,34 @@
-// The cluster a command talks to, from the global flags.
+// The cluster a command talks to, from the global flags (kubectl's connection flags).
 
 import { KubeCluster } from "../cluster/kube-cluster.js";
+import type { KubeconfigOptions } from "../cluster/kubeconfig.js";
 import type { GlobalFlags } from "./command-specs.js";
 
+/** The connection flags as the cluster layer takes them. */
+export function connectionOptions(g: GlobalFlags): KubeconfigOptions {
+  return {
+    kubeconfig: g.kubeconfig,
+    context: g.context,
+    namespace: g.namespace,
+    cluster: g.cluster,
+    user: g.user,
+    server: g.server,
+    token: g.token,
+    username: g.username,
+    password: g.password,
+    certificateAuthority: g.certificateAuthority,
+    clientCertificate: g.clientCertificate,
+    clientKey: g.clientKey,
+    insecureSkipTlsVerify: g.insecureSkipTlsVerify || undefined,
+    tlsServerName: g.tlsServerName,
+    as: g.as,
+    asGroups: g.asGroup,
+    asUid: g.asUid,
+    requestTimeoutMs: g.requestTimeout,
+    disableCompression: g.disableCompression || undefined,
+  };
+}
+
 export function openCluster(g: GlobalFlags, opts: { maxSockets?: number } = {}): KubeCluster {
-  return new KubeCluster({ kubeconfig: g.kubeconfig, context: g.context, namespace: g.namespace, maxSockets: opts.maxSockets, userAgent: "kpt-ts" });
+  return new KubeCluster({ ...connectionOptions(g), maxSockets: opts.maxSockets, userAgent: "kpt-ts" });
 }
