@@ -25,6 +25,7 @@ const propagation = (name: string, description: string, what: string) =>
 const statusPolicy = (description: string) => oneOf("--status-policy <policy>", description, ["all", "none"] as const, "all", "status policy must be one of all, none");
 const historyLimit = () => wholeNumber("--history-limit <n>", "change records kept for this inventory, newest first (default 200; 0 records nothing)", 0);
 const yes = (): FlagSpec<boolean> => ({ ...bool("yes", "do not ask before pruning or deleting (the question comes only in a terminal)"), flags: "-y, --yes" });
+const local = () => bool("local", "preview without the server's dry runs: computed locally, as a read-only identity's preview is (no webhooks, no defaulting)");
 const fieldManager = () => text("--field-manager <name>", "field manager for server-side apply", "kubectl");
 
 export const initFlags = {
@@ -45,7 +46,8 @@ export const applyFlags = {
   prunePropagationPolicy: propagation("prune-propagation-policy", "Background, Foreground or Orphan", "prune"),
   inventoryPolicy: inventoryPolicy("strict: touch only objects this inventory owns; adopt: also take unowned ones"),
   installResourceGroup: bool("install-resource-group", "install the ResourceGroup CRD when it is missing", true),
-  output: runOutput(),
+  output: output(["events", "table", "json", "markdown"] as const, "events"),
+  local: local(),
   showStatusEvents: bool("show-status-events", "also print each status change"),
   statusPolicy: statusPolicy("all: record each object's status in the inventory; none: do not"),
   concurrency: wholeNumber("--concurrency <n>", "objects applied or deleted at once within a wave (default 16)", 1),
@@ -72,7 +74,8 @@ export const diffFlags = {
   fieldManager: fieldManager(),
   forceConflicts: bool("force-conflicts", "server-side apply: take over fields other managers own"),
   inventoryPolicy: inventoryPolicy("strict or adopt, as for apply"),
-  output: oneOf("--output <format>", "text or json", ["text", "json"] as const, "text", "unknown output type: use text or json"),
+  output: output(["text", "json", "markdown"] as const, "text"),
+  local: local(),
   concurrency: wholeNumber("--concurrency <n>", "dry runs at once (default 16)", 1),
 };
 

@@ -2,6 +2,8 @@
 // engine's events, get the final stats back (the command decides the exit code from them).
 
 import type { EngineEvent, RunStats } from "../events.js";
+import { formatRef } from "../object/ref.js";
+import { githubAnnotation } from "./error-report.js";
 import { printEvents } from "./events-printer.js";
 import { printJson } from "./json-printer.js";
 import { printTable } from "./table-printer.js";
@@ -14,7 +16,8 @@ export type { OutputFormat, PrintOptions } from "./print-options.js";
  * count if the stream ended without one. When the stream throws, the printer finishes its output
  * (JSON: an `error` line; table: the final table) and the error propagates.
  */
-export function printRun(events: AsyncIterable<EngineEvent>, opts: PrintOptions): Promise<RunStats> {
+export function printRun(stream: AsyncIterable<EngineEvent>, opts: PrintOptions): Promise<RunStats> {
+  const events = withSideNotes(stream, opts);
   switch (opts.output) {
     case "json":
       return printJson(events, opts);
@@ -22,5 +25,24 @@ export function printRun(events: AsyncIterable<EngineEvent>, opts: PrintOptions)
       return printTable(events, opts);
     case "events":
       return printEvents(events, opts);
+  }
+}
+
+/**
+ * Passes the events through, writing to stderr what no output format has a place for: once, the
+ * line saying a dry run was computed locally (a read-only identity), and under GitHub Actions an
+ * annotation for each apply failure traced to a file and line.
+ */
+async function* withSideNotes(events: AsyncIterable<EngineEvent>, opts: PrintOptions): AsyncIterable<EngineEvent> {
+  let localSaid = false;
+  for await (const e of events) {
+    if (e.type === "apply" && e.local && !localSaid) {
+      localSaid = true;
+      opts.stderr.write(`${e.local}\n`);
+    }
+    if (e.type === "apply" && e.status === "Failed" && e.source && opts.githubActions) {
+      opts.stderr.write(`${githubAnnotation(e.source.file, e.source.line, `${formatRef(e.ref)} apply failed: ${e.error ?? ""}`, opts.githubActions.cwd)}\n`);
+    }
+    yield e;
   }
 }
