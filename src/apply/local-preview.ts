@@ -5,6 +5,7 @@
 
 import { planClientSideApply } from "./csa/plan-csa.js";
 import type { PatchSchema } from "./csa/patch-schema.js";
+import { deepEqualJson, type JsonValue } from "./csa/json-value.js";
 import { previewServerSideApply } from "./ssa-local.js";
 import type { KubeObject } from "../object/types.js";
 
@@ -17,11 +18,25 @@ export interface LocalPreviewOptions {
 
 /** What the object would be after apply; the live object itself when apply would not change it. Throws PatchError. */
 export function previewLocally(desired: KubeObject, live: KubeObject | undefined, o: LocalPreviewOptions): KubeObject {
-  if (o.serverSide) return previewServerSideApply(desired, live, o.fieldManager, o.schema);
+  if (o.serverSide) return storedForm(previewServerSideApply(desired, live, o.fieldManager, o.schema), live);
   const plan = planClientSideApply(desired, live, o.schema);
-  if (plan.op === "create") return plan.body;
-  if (plan.op === "patch") return plan.preview;
+  if (plan.op === "create") return storedForm(plan.body, live);
+  if (plan.op === "patch") return storedForm(plan.preview, live);
   return live!;
+}
+
+/**
+ * What the API server does to every write, and so to the preview: a Secret's `stringData` is
+ * write-only, merged into `data` (base64) and never stored. Returns `live` itself when that makes
+ * the object what it already was.
+ */
+export function storedForm(obj: KubeObject, live: KubeObject | undefined): KubeObject {
+  if (obj.apiVersion !== "v1" || obj.kind !== "Secret" || !obj.stringData || typeof obj.stringData !== "object") return obj;
+  const { stringData, ...rest } = obj;
+  const data: Record<string, unknown> = { ...((rest.data as Record<string, unknown> | undefined) ?? {}) };
+  for (const [k, v] of Object.entries(stringData as Record<string, unknown>)) data[k] = Buffer.from(String(v), "utf8").toString("base64");
+  const stored = { ...rest, data };
+  return live && deepEqualJson(stored as unknown as JsonValue, live as unknown as JsonValue) ? live : stored;
 }
 
 /** The one line that says a preview was computed locally, why, and what it cannot see. */

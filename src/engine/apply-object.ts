@@ -13,7 +13,7 @@ import type { PatchSchema } from "../apply/csa/patch-schema.js";
 import { deepEqualJson, type JsonValue } from "../apply/csa/json-value.js";
 import { isCsaNoop, planClientSideApply, type CsaPlan } from "../apply/csa/plan-csa.js";
 import { isSsaNoop } from "../apply/ssa-noop.js";
-import { previewLocally } from "../apply/local-preview.js";
+import { previewLocally, storedForm } from "../apply/local-preview.js";
 
 export interface ApplyObjectContext {
   cluster: Cluster;
@@ -114,7 +114,7 @@ export async function applyObject(ctx: ApplyObjectContext, desired: KubeObject, 
       const plan = reuse ?? planClientSideApply(desired, live, live ? await ctx.schemaFor(desired) : undefined);
       reuse = undefined;
       if (plan.op === "unchanged") return { status: "Successful", operation: createdByLostTry ? "created" : "unchanged", object: live };
-      if (ctx.dryRun === "client") return { status: "Successful", operation: plan.op === "create" ? "created" : "configured", object: plan.op === "patch" ? plan.preview : plan.body };
+      if (ctx.dryRun === "client") return { status: "Successful", operation: plan.op === "create" ? "created" : "configured", object: storedForm(plan.op === "patch" ? plan.preview : plan.body, live) };
       try {
         if (plan.op === "create") {
           const object = await ctx.cluster.create(plan.body, { dryRun, fieldManager: "kubectl-client-side-apply" });

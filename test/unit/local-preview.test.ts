@@ -122,6 +122,21 @@ describe("previewLocally, server-side apply", () => {
   });
 });
 
+describe("previewLocally, Secrets", () => {
+  const b64 = (v: string) => Buffer.from(v).toString("base64");
+  const secret = (body: Record<string, unknown>): KubeObject => ({ apiVersion: "v1", kind: "Secret", metadata: { name: "db", namespace: "app" }, ...body });
+
+  it.each([false, true])("stringData ends up in data, as the server stores it (server-side: %s)", (serverSide) => {
+    const live = liveAfterCsa(secret({ stringData: { password: "first" } }), (o) => {
+      const { stringData: _s, ...rest } = o;
+      return { ...rest, data: { password: b64("first"), other: b64("kept") } };
+    });
+    const got = previewLocally(secret({ stringData: { password: "second" } }), live, { serverSide, fieldManager: "kubectl", schema: undefined });
+    expect(got.stringData).toBeUndefined();
+    expect(got.data).toEqual({ password: b64("second"), other: b64("kept") });
+  });
+});
+
 describe("localPreviewNote", () => {
   it("is one line that says why and what a local preview cannot see", () => {
     for (const serverSide of [false, true]) {
