@@ -3,6 +3,8 @@
 // three-way patch, or server-side apply). Deletes and skips are the plan's. Nothing is written.
 
 import { schemaLookup } from "../apply/schema-lookup.js";
+import { ApiError, forbiddenAdvice } from "../cluster/api-error.js";
+import { refKey } from "../object/ref.js";
 import type { Cluster } from "../cluster/types.js";
 import { applyObject, type ApplyObjectContext } from "../engine/apply-object.js";
 import type { InventoryPolicy } from "../inventory/policy.js";
@@ -49,6 +51,13 @@ export async function computeDiff(pkg: Package, cluster: Cluster, o: DiffOptions
       plan.applies,
       o.concurrency,
       async (p) => {
+        const unreadable = facts.unreadable.get(refKey(p.ref));
+        if (unreadable) {
+          // Not knowing the live object, the preview would show a create that apply would not make.
+          const error = `cannot read it, so the preview cannot tell what apply would do: ${unreadable}${readAdvice(unreadable)}`;
+          applies.push({ ref: p.ref, result: { status: "Failed", error }, ...(p.source ? { source: p.source } : {}) });
+          return;
+        }
         const r = await applyObject(ctx, p.object, p.source, p);
         // A read-only identity (a CI job's): the server authorizes a dry run like the write itself.
         if (r.local) localReason ??= `the server refused dry-run writes: ${r.local}`;
@@ -74,4 +83,10 @@ export async function computeDiff(pkg: Package, cluster: Cluster, o: DiffOptions
   } finally {
     cache.close();
   }
+}
+
+/** For a read the server refused: which permission to ask for. */
+function readAdvice(why: string): string {
+  const advice = forbiddenAdvice(new ApiError(403, "Forbidden", why));
+  return advice && /cannot \w+ resource/.test(why) ? `; ${advice}` : "";
 }

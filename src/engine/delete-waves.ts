@@ -73,6 +73,8 @@ export async function runDeleteWaves(ctx: DeleteWavesContext, deletes: readonly 
           if (!dry) targets.push({ ref, uid: live.metadata.uid });
           emit("Successful");
         } catch (err) {
+          // A server-side dry run a read-only identity may not make: the plan's decision stands, as in a client-side dry run.
+          if (dry && err instanceof ApiError && err.status === 403) return emit("Successful");
           const advice = err instanceof ApiError ? forbiddenAdvice(err) : undefined;
           emit("Failed", err instanceof ApiError ? `${err.message}${advice ? `; ${advice}` : ""}` : String(err));
         }
