@@ -260,6 +260,38 @@ describe("a CI identity with the documented read-only role", () => {
   });
 });
 
+describe("--server-side previews by a read-only identity", () => {
+  it("are computed from the fields the field manager owns and match the server's own dry run", async () => {
+    const ns = await createNamespace("e2e-ci-ssa");
+    const kubeconfig = await boundAccount(ns, "preview", (await documentedRole("kpt-ts-preview")).rules);
+    const deploy = (image: string, env: string) =>
+      `apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: web, namespace: ${ns}}\nspec:\n  selector: {matchLabels: {app: web}}\n  template:\n    metadata: {labels: {app: web}}\n    spec: {containers: [{name: web, image: "${image}", env: [${env}]}]}\n`;
+    const dir = await writePackage({
+      "resourcegroup.yaml": rg(ns),
+      "cfg.yaml": configMap("cfg", ns, { color: "blue", dropped: "x" }, { labels: { a: "1", b: "2" } }),
+      "web.yaml": deploy("nginx:1.25", '{name: A, value: "1"}, {name: B, value: "2"}'),
+    });
+    const applied = await kptTs(["live", "apply", "--server-side", "--reconcile-timeout=1m", dir]);
+    expect(applied.code, printed(applied)).toBe(0);
+    // Someone else's field: server-side apply leaves it alone.
+    expect((await kubectl(["label", "configmap", "cfg", "theirs=1", "-n", ns])).code).toBe(0);
+    await writeFile(join(dir, "cfg.yaml"), configMap("cfg", ns, { color: "green" }, { labels: { a: "1" } }));
+    await writeFile(join(dir, "web.yaml"), deploy("nginx:1.27", '{name: A, value: "1"}'));
+
+    const server = await kptTs(["live", "diff", "--server-side", dir]);
+    const local = await kptTs(["live", "diff", "--server-side", "--kubeconfig", kubeconfig, dir]);
+    expect(local.code, printed(local)).toBe(1);
+    expect(server.code, printed(server)).toBe(1);
+    // The same output but for the one line saying it was computed locally, under the inventory line.
+    const localLines = local.stdout.split("\n");
+    expect(localLines[1]).toMatch(/^Preview computed locally \(the server refused dry-run writes: .*\): server-side apply approximated by a three-way merge of the package, the fields its field manager owns and the live object/);
+    expect([localLines[0], ...localLines.slice(2)].join("\n")).toBe(server.stdout);
+    expect(server.stdout).toContain("-  color: blue\n-  dropped: x\n+  color: green");
+    expect(server.stdout).toContain('-    b: "2"\n     theirs: "1"');
+    expect(server.stdout).toContain("-          image: nginx:1.25\n+          image: nginx:1.27");
+  });
+});
+
 describe("under GITHUB_ACTIONS=true", () => {
   it("a bad package's error is also an annotation naming the same file and line, relative to the working directory", async () => {
     const ns = await createNamespace("e2e-ci-annotate");
