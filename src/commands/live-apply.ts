@@ -16,7 +16,9 @@ export async function liveApply(pkgPath: string, f: FlagValues<typeof applyFlags
   if (f.output === "markdown") {
     // The dry run's plan as the change set `live diff` shows: client-side dry runs are computed
     // locally, as apply's own --dry-run does; server-side ones ask the server (locally when refused).
-    const cs = await previewChanges(pkgPath, { ...f, local: f.local || !f.serverSide, concurrency: f.concurrency ?? 16 }, g, io);
+    const local = f.local || !f.serverSide;
+    const localReason = f.local ? "--local" : "a client-side dry run, as kpt's --dry-run";
+    const cs = await previewChanges(pkgPath, { ...f, local, localReason, concurrency: f.concurrency ?? 16 }, g, io);
     await showPreview(cs, "kpt-ts live apply --dry-run", "markdown", g, io);
     if (cs.changes.some((c) => c.error)) throw new ResultError("some objects would fail to apply");
     return;

@@ -23,6 +23,8 @@ export interface DiffOptions {
   concurrency: number;
   /** Compute every object locally instead of asking the server for a dry run (--local). */
   local?: boolean;
+  /** Why `local` is set, for the line that says so (default: `--local`). */
+  localReason?: string;
   signal?: AbortSignal;
 }
 
@@ -46,7 +48,7 @@ export async function computeDiff(pkg: Package, cluster: Cluster, o: DiffOptions
     const packageObjects = plan.applies.map((a) => a.object);
     const applies: ApplyOutcome[] = [];
     // Why the preview is (partly) computed locally: --local, or the first dry run the server refused this identity.
-    let localReason = o.local ? "--local" : undefined;
+    let localReason = o.local ? (o.localReason ?? "--local") : undefined;
     await forEachLimited(
       plan.applies,
       o.concurrency,
