@@ -79,7 +79,7 @@ export function wavesFlowchart(cs: ChangeSet): string[] {
   if (!waves.length) return [];
   const lines = ["flowchart TD"];
   for (const w of waves) {
-    lines.push(`  subgraph ${w.id}[${label(w.title)}]`);
+    lines.push(`  subgraph ${w.id} [${label(w.title)}]`);
     w.refs.forEach((r, j) => lines.push(`    ${w.id}_${j}[${label(what(r))}]`));
     lines.push("  end");
   }

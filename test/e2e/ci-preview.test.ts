@@ -293,13 +293,12 @@ describe("--server-side previews by a read-only identity", () => {
 });
 
 describe("under GITHUB_ACTIONS=true", () => {
-  it("a bad package's error is also an annotation naming the same file and line, relative to the working directory", async () => {
+  it.each([
+    ["an object without a name", (ns: string) => docs(configMap("fine", ns), `apiVersion: v1\nkind: ConfigMap\nmetadata:\n  namespace: ${ns}\ndata:\n  a: "1"\n`)],
+    ["a depends-on reference to nothing", (ns: string) => docs(configMap("fine", ns), configMap("waits", ns, { a: "1" }, { annotations: { "config.kubernetes.io/depends-on": `/namespaces/${ns}/ConfigMap/nowhere` } }))],
+  ])("a bad package (%s): its error is also an annotation naming the same file and line, relative to the working directory", async (_name, bad) => {
     const ns = await createNamespace("e2e-ci-annotate");
-    const dir = await writePackage({
-      "resourcegroup.yaml": rg(ns),
-      "good.yaml": configMap("good", ns),
-      "bad.yaml": docs(configMap("fine", ns), `apiVersion: v1\nkind: ConfigMap\nmetadata:\n  namespace: ${ns}\ndata:\n  a: "1"\n`),
-    });
+    const dir = await writePackage({ "resourcegroup.yaml": rg(ns), "good.yaml": configMap("good", ns), "bad.yaml": bad(ns) });
     const cwd = dirname(dir);
     for (const args of [["live", "diff", dir], ["live", "apply", dir]]) {
       const plain = await kptTs(args, { cwd });
@@ -307,12 +306,15 @@ describe("under GITHUB_ACTIONS=true", () => {
       const m = /^error: (\S+):(\d+): (.*)$/m.exec(plain.stderr);
       expect(m, printed(plain)).not.toBeNull();
       const [, file, line, message] = m!;
+      expect(Number(line)).toBeGreaterThan(1); // the second document of bad.yaml
       expect(plain.stderr).not.toContain("::error");
 
       const ci = await kptTs(args, { cwd, env: { GITHUB_ACTIONS: "true" } });
       expect(ci.code).toBe(2);
       const annotations = ci.stderr.split("\n").filter((l) => l.startsWith("::error "));
-      expect(annotations, printed(ci)).toEqual([`::error file=${relative(cwd, file!)},line=${line}::${message}`]);
+      // The message's further lines (a hint) follow, escaped as %0A.
+      expect(annotations, printed(ci)).toHaveLength(1);
+      expect(annotations[0]!.startsWith(`::error file=${relative(cwd, file!)},line=${line}::${message}`), printed(ci)).toBe(true);
       expect(relative(cwd, file!)).toBe(`${dir.slice(cwd.length + 1)}/bad.yaml`);
       // The plain error is still there.
       expect(ci.stderr).toContain(`error: ${file}:${line}: ${message}`);
