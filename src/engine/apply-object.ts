@@ -2,7 +2,7 @@
 // three-way patch) or server-side applies it, and says what happened. Per-object failures are
 // results, never exceptions.
 
-import { ApiError, briefApiError, forbiddenAdvice } from "../cluster/api-error.js";
+import { ApiError, briefApiError, forbiddenAdvice, forbiddenOf } from "../cluster/api-error.js";
 import type { Cluster } from "../cluster/types.js";
 import type { ApplyOperation, DryRunStrategy } from "../events.js";
 import { ownershipOf, policyAllows, policyRefusal, type InventoryPolicy } from "../inventory/policy.js";
@@ -137,9 +137,10 @@ export async function applyObject(ctx: ApplyObjectContext, desired: KubeObject, 
       }
     }
   } catch (err) {
-    // A server-side dry run this identity may not make (authorized like the write itself): the
-    // same result computed locally, so a read-only CI job can preview.
-    if (dryRun && err instanceof ApiError && err.status === 403) {
+    // A server-side dry run this identity may not make (RBAC authorizes it like the write itself):
+    // the same result computed locally, so a read-only CI job can preview. Other 403s (a policy's
+    // denial, a namespace being deleted) are the object's real failure.
+    if (dryRun && err instanceof ApiError && forbiddenOf(err)) {
       const local = await dryRunLocally(ctx, desired, live).catch((e: unknown): ApplyObjectResult => ({ status: "Failed", error: `cannot preview it locally: ${(e as Error).message}` }));
       return { ...local, local: briefApiError(err) };
     }
