@@ -5,7 +5,7 @@
 import { readFileSync } from "node:fs";
 import { Argument, Command, CommanderError, Help, Option } from "commander";
 import { CancelledError, EXIT, exitCodeFor, UsageError, type ExitCode } from "./errors.js";
-import { formatError } from "./print/error-report.js";
+import { formatError, githubAnnotations } from "./print/error-report.js";
 import { flushOutput } from "./print/flush-output.js";
 import { applyFlags, destroyFlags, diffFlags, globalFlags, historyFlags, initFlags, listFlags, migrateFlags, noFlags, statusFlags, commandExamples, type GlobalFlags } from "./commands/command-specs.js";
 import { longName, parseFlags, type FlagsSpec, type FlagValues } from "./commands/flag-spec.js";
@@ -115,6 +115,8 @@ async function runDiff(body: () => Promise<0 | 1 | 2>): Promise<void> {
 
 function report(err: unknown): void {
   for (const line of formatError(err, verbose)) process.stderr.write(`${line}\n`);
+  // In a GitHub Actions job, problems with a file and line also show on the pull request's diff.
+  if (process.env.GITHUB_ACTIONS === "true") for (const line of githubAnnotations(err, process.cwd())) process.stderr.write(`${line}\n`);
 }
 
 async function finish(code: ExitCode): Promise<never> {

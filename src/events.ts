@@ -2,7 +2,7 @@
 // Printers consume it; nothing in the engine writes to the terminal.
 
 import type { ObjRef } from "./object/ref.js";
-import type { KubeObject } from "./object/types.js";
+import type { KubeObject, SourcePos } from "./object/types.js";
 import type { RunPlan } from "./plan/types.js";
 
 /** kstatus' reconcile statuses. */
@@ -42,6 +42,10 @@ export interface ApplyEvent {
   operation?: ApplyOperation;
   /** Set when status is Skipped or Failed. */
   error?: string;
+  /** Failed: the package file and line the object came from (for CI annotations). */
+  source?: SourcePos;
+  /** A dry run computed locally because the server refused it this identity: the line that says so. */
+  local?: string;
 }
 
 export interface PruneEvent {

@@ -23,7 +23,7 @@ export function isSubset(want: Json, have: Json): boolean {
 }
 
 /** Finds the item a managedFields list key (`k:{...}`, `v:...`, `i:N`) names in a list. */
-function findItem(list: Json[], key: string): Json | undefined {
+export function findItem(list: Json[], key: string): Json | undefined {
   const body = key.slice(2);
   let parsed: Json;
   try {

@@ -53,6 +53,7 @@ const historyLimit = () => wholeNumber("--history-limit <n>", "change records ke
 const yes = (): FlagSpec<boolean> => ({ ...bool("yes", "do not ask before pruning or deleting (the question comes only in a terminal)"), flags: "-y, --yes" });
 const healthRules = () => files("--health-rules <file>", "health rules for custom kinds (a HealthRules YAML file, see docs/health-rules.md); may be repeated; they win over the package's");
 const rgFile = () => optionalText("--rg-file <file>", "the file holding the ResourceGroup, when the package or stream has none (kpt#4580): kustomize build | kpt-ts live apply - --rg-file inventory.yaml");
+const local = () => bool("local", "preview without the server's dry runs: computed locally, as a read-only identity's preview is (no webhooks, no defaulting)");
 const fieldManager = () => text("--field-manager <name>", "field manager for server-side apply", "kubectl");
 
 export const initFlags = {
@@ -75,7 +76,8 @@ export const applyFlags = {
   prunePropagationPolicy: propagation("prune-propagation-policy", "Background, Foreground or Orphan", "prune"),
   inventoryPolicy: inventoryPolicy("strict: touch only objects this inventory owns; adopt: also take unowned ones"),
   installResourceGroup: bool("install-resource-group", "install the ResourceGroup CRD when it is missing", true),
-  output: runOutput(),
+  output: output(["events", "table", "json", "markdown"] as const, "events"),
+  local: local(),
   showStatusEvents: bool("show-status-events", "also print each status change"),
   statusPolicy: statusPolicy("all: record each object's status in the inventory; none: do not"),
   concurrency: wholeNumber("--concurrency <n>", "objects applied or deleted at once within a wave (default 16)", 1),
@@ -105,7 +107,8 @@ export const diffFlags = {
   fieldManager: fieldManager(),
   forceConflicts: bool("force-conflicts", "server-side apply: take over fields other managers own"),
   inventoryPolicy: inventoryPolicy("strict or adopt, as for apply"),
-  output: oneOf("--output <format>", "text or json", ["text", "json"] as const, "text", "unknown output type: use text or json"),
+  output: output(["text", "json", "markdown"] as const, "text"),
+  local: local(),
   concurrency: wholeNumber("--concurrency <n>", "dry runs at once (default 16)", 1),
 };
 

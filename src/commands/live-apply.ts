@@ -1,11 +1,12 @@
 // `kpt-ts live apply [PKG_PATH | -]`
 
 import { runApply } from "../engine/run-apply.js";
-import { UsageError } from "../errors.js";
+import { ResultError, UsageError } from "../errors.js";
 import type { FlagValues } from "./flag-spec.js";
 import type { applyFlags, GlobalFlags } from "./command-specs.js";
 import { confirmHook } from "./confirm-deletes.js";
 import { colorFor, readCommandPackage, statusOptionsFor, type CommandIO } from "./io.js";
+import { previewChanges, showPreview } from "./live-diff.js";
 import { openCluster } from "./open-cluster.js";
 import { showRun } from "./show-run.js";
 
@@ -14,12 +15,24 @@ export async function liveApply(pkgPath: string, f: FlagValues<typeof applyFlags
   if (!f.wait && (f.reconcileTimeout !== undefined || f.pruneTimeout !== undefined)) {
     throw new UsageError(`--wait=false waits for nothing, so --${f.reconcileTimeout !== undefined ? "reconcile" : "prune"}-timeout has no effect: drop one of them`);
   }
-  const dryRun = f.dryRun ? (f.serverSide ? ("server" as const) : ("client" as const)) : ("none" as const);
+  if (!f.dryRun && (f.local || f.output === "markdown")) throw new UsageError(`${f.local ? "--local" : "--output markdown"} is for previews: add --dry-run, or use live diff`);
+  if (f.output === "markdown") {
+    // The dry run's plan as the change set `live diff` shows: client-side dry runs are computed
+    // locally, as apply's own --dry-run does; server-side ones ask the server (locally when refused).
+    const local = f.local || !f.serverSide;
+    const localReason = f.local ? "--local" : "a client-side dry run, as kpt's --dry-run";
+    const cs = await previewChanges(pkgPath, { ...f, local, localReason, concurrency: f.concurrency ?? 16 }, g, io);
+    await showPreview(cs, "kpt-ts live apply --dry-run", "markdown", g, io);
+    if (cs.changes.some((c) => c.error)) throw new ResultError("some objects would fail to apply");
+    return;
+  }
+  const dryRun = f.dryRun ? (f.serverSide && !f.local ? ("server" as const) : ("client" as const)) : ("none" as const);
   const pkg = await readCommandPackage(pkgPath, io, f.rgFile);
   const statusOptions = await statusOptionsFor(pkg, f.healthRules);
   const cluster = openCluster(g, { maxSockets: (f.concurrency ?? 16) + 32 });
   try {
-    const confirm = confirmHook(pkg, { command: "apply", yes: f.yes, dryRun: dryRun !== "none", output: f.output, color: colorFor(io, g) }, io);
+    const output = f.output;
+    const confirm = confirmHook(pkg, { command: "apply", yes: f.yes, dryRun: dryRun !== "none", output, color: colorFor(io, g) }, io);
     const events = runApply(pkg, cluster, {
       dryRun,
       serverSide: f.serverSide,
@@ -38,7 +51,7 @@ export async function liveApply(pkgPath: string, f: FlagValues<typeof applyFlags
       signal: io.signal,
       confirm,
     });
-    await showRun(events, { command: "apply", cluster, output: f.output, showStatusEvents: f.showStatusEvents, historyLimit: f.historyLimit, globals: g, io });
+    await showRun(events, { command: "apply", cluster, output, showStatusEvents: f.showStatusEvents, historyLimit: f.historyLimit, globals: g, io });
   } finally {
     cluster.close();
   }

@@ -33,6 +33,7 @@ export async function showRun(events: AsyncIterable<EngineEvent>, o: ShowRunOpti
     color: colorFor(io, o.globals),
     tty: Boolean(io.stdout.isTTY),
     showStatusEvents: o.showStatusEvents,
+    ...(io.env.GITHUB_ACTIONS === "true" ? { githubActions: { cwd: process.cwd() } } : {}),
     ...(progress ? { progress: { columns: io.stderr.columns ?? 80, rows: io.stderr.rows ?? 24, signal: io.signal } } : {}),
   });
   if (statsFailed(stats)) throw new ResultError(o.command === "apply" ? "some objects failed to apply, prune or reconcile" : "some objects failed to be deleted");

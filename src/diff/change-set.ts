@@ -3,7 +3,7 @@
 // kpt's prune decision for each. Pure: IO lives in compute-diff.ts.
 
 import { compareRefs, type ObjRef } from "../object/ref.js";
-import type { KubeObject } from "../object/types.js";
+import type { KubeObject, SourcePos } from "../object/types.js";
 import type { PlannedDelete } from "../plan/types.js";
 import { maskSecretPair } from "./mask-secrets.js";
 import { jsonEqual, normalizeForDiff } from "./normalize.js";
@@ -17,6 +17,8 @@ export interface Change {
   skip?: string;
   /** The server refused the dry run: the next apply would fail for this object. */
   error?: string;
+  /** With an error: the package file and line the object came from. */
+  source?: SourcePos;
   /** Anything else worth knowing, e.g. that the server could not preview the object. */
   note?: string;
   /** The object as it stands and as it would be, without server bookkeeping and with Secret values masked. */
@@ -29,6 +31,8 @@ export interface ChangeSet {
   changes: Change[];
   /** The run's order: apply waves, then delete waves (from the plan), when known. */
   waves?: { apply: ObjRef[][]; delete: ObjRef[][] };
+  /** Set when some objects were previewed locally, not by the server: the one line saying so, why, and what it cannot see. */
+  local?: string;
 }
 
 /** One package object: its live state and what the server's dry run of the apply returned. */
@@ -39,19 +43,20 @@ export interface ApplyOutcome {
   result: { status: "Successful"; object?: KubeObject; note?: string } | { status: "Failed"; error: string };
   /** Why the run will not apply it (the plan's skip: inventory policy, a dependency being pruned). */
   refusal?: string;
+  source?: SourcePos;
 }
 
 /** One object the run would delete, with the plan's decision (see plan/plan-deletes.ts). */
 export type DeleteCandidate = Pick<PlannedDelete, "ref" | "live" | "decision" | "unreadable">;
 
-export function computeChangeSet(input: { inventory: ChangeSet["inventory"]; applies: ApplyOutcome[]; deletes: readonly DeleteCandidate[]; waves?: ChangeSet["waves"] }): ChangeSet {
+export function computeChangeSet(input: { inventory: ChangeSet["inventory"]; applies: ApplyOutcome[]; deletes: readonly DeleteCandidate[]; waves?: ChangeSet["waves"]; local?: string }): ChangeSet {
   const changes = [...input.applies.map(applyChange), ...input.deletes.map(deleteChange)].sort(compareChanges);
-  return { inventory: input.inventory, changes, ...(input.waves ? { waves: input.waves } : {}) };
+  return { inventory: input.inventory, changes, ...(input.waves ? { waves: input.waves } : {}), ...(input.local ? { local: input.local } : {}) };
 }
 
 function applyChange(a: ApplyOutcome): Change {
   const base: Change = { ref: a.ref, operation: a.live ? "update" : "create", ...(a.refusal ? { skip: a.refusal } : {}) };
-  if (a.result.status === "Failed") return { ...base, error: a.result.error, ...masked(a.live, undefined) };
+  if (a.result.status === "Failed") return { ...base, error: a.result.error, ...(a.source ? { source: a.source } : {}), ...masked(a.live, undefined) };
   const after = a.result.object ?? a.live;
   const note = a.result.note ? { note: a.result.note } : {};
   if (!a.live) return { ...base, ...note, ...masked(undefined, after) };

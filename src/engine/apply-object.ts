@@ -2,7 +2,7 @@
 // three-way patch) or server-side applies it, and says what happened. Per-object failures are
 // results, never exceptions.
 
-import { ApiError, forbiddenAdvice } from "../cluster/api-error.js";
+import { ApiError, briefApiError, forbiddenAdvice, forbiddenOf } from "../cluster/api-error.js";
 import type { Cluster } from "../cluster/types.js";
 import type { ApplyOperation, DryRunStrategy } from "../events.js";
 import { ownershipOf, policyAllows, policyRefusal, type InventoryPolicy } from "../inventory/policy.js";
@@ -13,6 +13,7 @@ import type { PatchSchema } from "../apply/csa/patch-schema.js";
 import { deepEqualJson, type JsonValue } from "../apply/csa/json-value.js";
 import { isCsaNoop, planClientSideApply, type CsaPlan } from "../apply/csa/plan-csa.js";
 import { isSsaNoop } from "../apply/ssa-noop.js";
+import { previewLocally, storedForm } from "../apply/local-preview.js";
 
 export interface ApplyObjectContext {
   cluster: Cluster;
@@ -35,6 +36,11 @@ export interface ApplyObjectResult {
   object?: KubeObject;
   /** Failed, but the write may have happened all the same (its answer was lost or was a 5xx). */
   mayExist?: boolean;
+  /**
+   * A dry run the server refused this identity (a 403: it may only read), computed locally
+   * instead; why, in brief: `forbidden: user "ci" may not patch configmaps in namespace app`.
+   */
+  local?: string;
 }
 
 /** True when a failed write may have taken effect: no answer, a server error, or an earlier try whose answer was lost. */
@@ -92,7 +98,7 @@ export async function applyObject(ctx: ApplyObjectContext, desired: KubeObject, 
   try {
     if (ctx.serverSide) {
       if (live && isSsaNoop(desired, live, ctx.fieldManager)) return { status: "Successful", operation: "unchanged", object: live };
-      if (ctx.dryRun === "client") return { status: "Successful", operation: live ? "configured" : "created" };
+      if (ctx.dryRun === "client") return await dryRunLocally(ctx, desired, live);
       const result = await ctx.cluster.apply(desired, { fieldManager: ctx.fieldManager, force: ctx.forceConflicts, dryRun });
       // A dry run never bumps resourceVersion, so there the objects themselves are compared.
       const same = dryRun ? sameContent(result, live) : result.metadata.resourceVersion === live?.metadata.resourceVersion;
@@ -108,7 +114,7 @@ export async function applyObject(ctx: ApplyObjectContext, desired: KubeObject, 
       const plan = reuse ?? planClientSideApply(desired, live, live ? await ctx.schemaFor(desired) : undefined);
       reuse = undefined;
       if (plan.op === "unchanged") return { status: "Successful", operation: createdByLostTry ? "created" : "unchanged", object: live };
-      if (ctx.dryRun === "client") return { status: "Successful", operation: plan.op === "create" ? "created" : "configured", object: plan.op === "patch" ? plan.preview : plan.body };
+      if (ctx.dryRun === "client") return { status: "Successful", operation: plan.op === "create" ? "created" : "configured", object: storedForm(plan.op === "patch" ? plan.preview : plan.body, live) };
       try {
         if (plan.op === "create") {
           const object = await ctx.cluster.create(plan.body, { dryRun, fieldManager: "kubectl-client-side-apply" });
@@ -131,6 +137,19 @@ export async function applyObject(ctx: ApplyObjectContext, desired: KubeObject, 
       }
     }
   } catch (err) {
+    // A server-side dry run this identity may not make (RBAC authorizes it like the write itself):
+    // the same result computed locally, so a read-only CI job can preview. Other 403s (a policy's
+    // denial, a namespace being deleted) are the object's real failure.
+    if (dryRun && err instanceof ApiError && forbiddenOf(err)) {
+      const local = await dryRunLocally(ctx, desired, live).catch((e: unknown): ApplyObjectResult => ({ status: "Failed", error: `cannot preview it locally: ${(e as Error).message}` }));
+      return { ...local, local: briefApiError(err) };
+    }
     return { status: "Failed", error: describeApiError(err, live ? "patching" : "creating", ctx.serverSide, source), ...(outcomeUnknown(err) ? { mayExist: true } : {}) };
   }
+}
+
+/** What a dry run would return, computed without the server (see apply/local-preview.ts). */
+async function dryRunLocally(ctx: ApplyObjectContext, desired: KubeObject, live: KubeObject | undefined): Promise<ApplyObjectResult> {
+  const object = previewLocally(desired, live, { serverSide: ctx.serverSide, fieldManager: ctx.fieldManager, schema: live ? await ctx.schemaFor(desired) : undefined });
+  return { status: "Successful", operation: !live ? "created" : sameContent(object, live) ? "unchanged" : "configured", object };
 }

@@ -3,7 +3,7 @@
 // What to delete and why not is the plan's; only the dependency gate is decided here, from what
 // earlier waves achieved.
 
-import { ApiError, forbiddenAdvice } from "../cluster/api-error.js";
+import { ApiError, forbiddenAdvice, forbiddenOf } from "../cluster/api-error.js";
 import type { Cluster, PropagationPolicy } from "../cluster/types.js";
 import type { DryRunStrategy } from "../events.js";
 import { refKey, RefSet, type ObjRef } from "../object/ref.js";
@@ -75,6 +75,8 @@ export async function runDeleteWaves(ctx: DeleteWavesContext, deletes: readonly 
           if (!dry) targets.push({ ref, uid: live.metadata.uid });
           emit("Successful");
         } catch (err) {
+          // A server-side dry run a read-only identity may not make: the plan's decision stands, as in a client-side dry run.
+          if (dry && err instanceof ApiError && forbiddenOf(err)) return emit("Successful");
           const advice = err instanceof ApiError ? forbiddenAdvice(err) : undefined;
           emit("Failed", err instanceof ApiError ? `${err.message}${advice ? `; ${advice}` : ""}` : String(err));
         }

@@ -21,6 +21,7 @@ import { notDeleted, runDeleteWaves } from "./delete-waves.js";
 import { changedInventory, createInventoryNamespace, existing, statusEntries } from "./inventory-steps.js";
 import type { ResolvedOptions } from "./options.js";
 import type { Recorder } from "./recorder.js";
+import { localPreviewNote } from "../apply/local-preview.js";
 import { schemaLookup } from "../apply/schema-lookup.js";
 
 export async function executeApply(plan: ApplyPlan, cluster: Cluster, cache: LiveCache, recorder: Recorder, o: ResolvedOptions): Promise<void> {
@@ -78,7 +79,9 @@ export async function executeApply(plan: ApplyPlan, cluster: Cluster, cache: Liv
         // The inventory step created the inventory's namespace moments ago: that was this apply.
         if (createdEarly && r.operation === "unchanged" && refKey(createdEarly) === refKey(ref)) r.operation = "created";
         if (r.status === "Successful") targets.push({ ref, minGeneration: r.object?.metadata.generation });
-        emit({ type: "apply", ref, status: r.status, ...(r.operation ? { operation: r.operation } : {}), ...(r.error ? { error: r.error } : {}) });
+        const local = r.local ? { local: localPreviewNote(`the server refused dry-run writes: ${r.local}`, o.serverSide) } : {};
+        const source = r.status === "Failed" && p.source ? { source: p.source } : {};
+        emit({ type: "apply", ref, status: r.status, ...(r.operation ? { operation: r.operation } : {}), ...(r.error ? { error: r.error } : {}), ...source, ...local });
       },
       o.signal,
     );

@@ -7,22 +7,33 @@ import { summarizeChanges, type ChangeSet } from "../diff/change-set.js";
 import { formatChangeDiff } from "../diff/object-diff.js";
 import { createPalette } from "./color.js";
 import { formatChangeCounts, formatChangeTable } from "./change-table.js";
+import { formatChangeSetMarkdown } from "./markdown-printer.js";
+import { githubAnnotation } from "./error-report.js";
+import { formatRef } from "../object/ref.js";
 
-export type DiffOutput = "text" | "json";
+export type DiffOutput = "text" | "json" | "markdown";
 
 export interface DiffPrintOptions {
   output: DiffOutput;
   stdout: NodeJS.WritableStream;
   color: boolean;
+  /** The Markdown heading's title (the command). */
+  title?: string;
 }
 
 export function printChangeSet(cs: ChangeSet, opts: DiffPrintOptions): void {
-  opts.stdout.write(opts.output === "json" ? `${JSON.stringify(changeSetJson(cs), null, 2)}\n` : formatChangeSetText(cs, createPalette(opts.color)).map((l) => `${l}\n`).join(""));
+  if (opts.output === "markdown") opts.stdout.write(formatChangeSetMarkdown(cs, opts.title));
+  else opts.stdout.write(opts.output === "json" ? `${JSON.stringify(changeSetJson(cs), null, 2)}\n` : formatChangeSetText(cs, createPalette(opts.color)).map((l) => `${l}\n`).join(""));
+}
+
+/** Under GitHub Actions: an annotation for each object whose dry run failed, at its file and line. */
+export function printDiffAnnotations(cs: ChangeSet, stderr: NodeJS.WritableStream, cwd: string): void {
+  for (const c of cs.changes) if (c.error && c.source) stderr.write(`${githubAnnotation(c.source.file, c.source.line, `${formatRef(c.ref)}: ${c.error}`, cwd)}\n`);
 }
 
 export function formatChangeSetText(cs: ChangeSet, paint: ChalkInstance): string[] {
   const inv = `${cs.inventory.namespace}/${cs.inventory.name}`;
-  const lines = [`Inventory: ResourceGroup ${inv} (${cs.inventory.exists ? "in the cluster" : "not in the cluster yet: apply creates it"})`, ""];
+  const lines = [`Inventory: ResourceGroup ${inv} (${cs.inventory.exists ? "in the cluster" : "not in the cluster yet: apply creates it"})`, ...(cs.local ? [paint.yellow(cs.local)] : []), ""];
   if (cs.changes.length === 0) return [...lines, "No objects in the package or its inventory."];
   lines.push(...formatChangeTable(cs.changes, paint), "", formatChangeCounts(summarizeChanges(cs)));
   for (const c of cs.changes) {
@@ -44,6 +55,7 @@ function colourDiffLine(line: string, paint: ChalkInstance): string {
 export function changeSetJson(cs: ChangeSet): unknown {
   return {
     inventory: cs.inventory,
+    ...(cs.local ? { local: cs.local } : {}),
     summary: summarizeChanges(cs),
     changes: cs.changes.map((c) => {
       const diff = formatChangeDiff(c);

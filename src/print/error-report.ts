@@ -2,7 +2,8 @@
 // to do, and the detail (the server's words, the stack) only with -v. Pure: error in, lines out.
 
 import { ApiError, briefApiError, forbiddenAdvice } from "../cluster/api-error.js";
-import { EXIT, KptTsError } from "../errors.js";
+import { relative, resolve, sep } from "node:path";
+import { EXIT, formatIssue, KptTsError, PackageError } from "../errors.js";
 
 const WEBHOOK = /admission webhook "([^"]+)" denied the request/;
 
@@ -72,4 +73,27 @@ function causeDetail(cause: unknown): string[] {
   if (cause instanceof ApiError) return [`caused by: HTTP ${cause.status} ${cause.reason}: ${cause.message}`];
   if (cause instanceof Error) return [`caused by: ${(cause as NodeJS.ErrnoException).code ?? cause.name}: ${cause.message}`];
   return [];
+}
+
+/** GitHub's escaping of a workflow command's message (and, with `:` and `,`, of its properties). */
+function escapeData(s: string): string {
+  return s.replace(/%/g, "%25").replace(/\r/g, "%0D").replace(/\n/g, "%0A");
+}
+function escapeProperty(s: string): string {
+  return escapeData(s).replace(/:/g, "%3A").replace(/,/g, "%2C");
+}
+
+/** `::error file=<path relative to cwd>,line=<n>::<message>`: shown by GitHub on the pull request's diff. */
+export function githubAnnotation(file: string, line: number, message: string, cwd: string): string {
+  const rel = relative(cwd, resolve(cwd, file)).split(sep).join("/");
+  return `::error file=${escapeProperty(rel)},line=${line}::${escapeData(message)}`;
+}
+
+/**
+ * Under GITHUB_ACTIONS=true, every problem of an error that names a file and line (bad input,
+ * depends-on problems) as a workflow annotation; the plain error is printed as well.
+ */
+export function githubAnnotations(err: unknown, cwd: string): string[] {
+  if (!(err instanceof PackageError)) return [];
+  return err.issues.filter((i) => i.source).map((i) => githubAnnotation(i.source!.file, i.source!.line, formatIssue({ ...i, source: undefined }), cwd));
 }

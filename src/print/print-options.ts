@@ -18,6 +18,8 @@ export interface PrintOptions {
    * size. The events output then draws the view under its lines instead of "waiting for" notes.
    */
   progress?: { columns: number; rows: number; signal?: AbortSignal };
+  /** In a GitHub Actions job (GITHUB_ACTIONS=true): failures traced to a file and line also go to stderr as annotations, paths relative to `cwd`. */
+  githubActions?: { cwd: string };
   /** Clock for JSON timestamps and table ages; the real time by default. */
   now?: () => Date;
 }

@@ -2,6 +2,8 @@
 // engine's events, get the final stats back (the command decides the exit code from them).
 
 import type { EngineEvent, RunStats } from "../events.js";
+import { formatRef } from "../object/ref.js";
+import { githubAnnotation } from "./error-report.js";
 import { printEvents } from "./events-printer.js";
 import { printJson } from "./json-printer.js";
 import { printTable } from "./table-printer.js";
@@ -15,7 +17,7 @@ export type { OutputFormat, PrintOptions } from "./print-options.js";
  * (JSON: an `error` line; table: the final table) and the error propagates.
  */
 export function printRun(stream: AsyncIterable<EngineEvent>, opts: PrintOptions): Promise<RunStats> {
-  const events = withCrdNotice(stream, opts.stderr);
+  const events = withSideNotes(stream, opts);
   switch (opts.output) {
     case "json":
       return printJson(events, opts);
@@ -29,9 +31,23 @@ export function printRun(stream: AsyncIterable<EngineEvent>, opts: PrintOptions)
 /** kpt's notice, on stderr in every output format, just before apply installs the ResourceGroup CRD. */
 export const CRD_NOTICE = "installing inventory ResourceGroup CRD.";
 
-async function* withCrdNotice(events: AsyncIterable<EngineEvent>, stderr: NodeJS.WritableStream): AsyncIterable<EngineEvent> {
+/**
+ * Passes the events through, writing to stderr what no output format has a place for: kpt's notice
+ * that apply installs the ResourceGroup CRD; once, the line saying a dry run was computed locally
+ * (a read-only identity); and under GitHub Actions an annotation for each apply failure traced to a
+ * file and line.
+ */
+async function* withSideNotes(events: AsyncIterable<EngineEvent>, opts: PrintOptions): AsyncIterable<EngineEvent> {
+  let localSaid = false;
   for await (const e of events) {
-    if (e.type === "init" && e.dryRun === "none" && e.plan?.command === "apply" && e.plan.installCrd) stderr.write(`${CRD_NOTICE}\n`);
+    if (e.type === "init" && e.dryRun === "none" && e.plan?.command === "apply" && e.plan.installCrd) opts.stderr.write(`${CRD_NOTICE}\n`);
+    if (e.type === "apply" && e.local && !localSaid) {
+      localSaid = true;
+      opts.stderr.write(`${e.local}\n`);
+    }
+    if (e.type === "apply" && e.status === "Failed" && e.source && opts.githubActions) {
+      opts.stderr.write(`${githubAnnotation(e.source.file, e.source.line, `${formatRef(e.ref)} apply failed: ${e.error ?? ""}`, opts.githubActions.cwd)}\n`);
+    }
     yield e;
   }
 }

@@ -158,6 +158,6 @@ spec:
 
     const badFlag = await kptTs(["live", "diff", dir, "--output", "yaml"]);
     expect(badFlag.code).toBe(2);
-    expect(badFlag.stderr).toMatch(/use text or json/);
+    expect(badFlag.stderr).toMatch(/use text, json or markdown/);
   });
 });

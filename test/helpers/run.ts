@@ -21,7 +21,8 @@ export function run(cmd: string, args: string[], opts: { cwd?: string; input?: s
   return new Promise((resolveRun, reject) => {
     const child = spawn(cmd, args, {
       cwd: opts.cwd ?? REPO,
-      env: { ...process.env, KUBECONFIG: kubeconfig(), NO_COLOR: "1", ...opts.env },
+      // Not GitHub's variables of a CI run of these tests: a test that wants them sets them.
+      env: { ...process.env, KUBECONFIG: kubeconfig(), NO_COLOR: "1", GITHUB_ACTIONS: "", GITHUB_STEP_SUMMARY: "", ...opts.env },
       stdio: ["pipe", "pipe", "pipe"],
     });
     let stdout = "";

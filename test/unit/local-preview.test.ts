@@ -1,0 +1,151 @@
+// The preview a read-only identity gets: computed locally, with the planner apply uses.
+// Client-side: the three-way merge of the package object, the last-applied annotation and the
+// live object. Server-side: the same merge with the fields the field manager owns (managedFields)
+// in the place of the annotation.
+import { readFileSync } from "node:fs";
+import { describe, expect, it } from "vitest";
+import { parse } from "yaml";
+import { LAST_APPLIED_ANNOTATION, withLastApplied } from "../../src/apply/csa/last-applied.js";
+import { patchSchemaFor } from "../../src/apply/csa/patch-schema.js";
+import { localPreviewNote, previewLocally } from "../../src/apply/local-preview.js";
+import { appliedByManager, projectFields } from "../../src/apply/ssa-local.js";
+import type { KubeObject } from "../../src/object/types.js";
+
+const loadDoc = (file: string): unknown => JSON.parse(readFileSync(new URL(`./fixtures/openapi/${file}`, import.meta.url), "utf8"));
+const deployment = patchSchemaFor(loadDoc("apis__apps__v1.json"), { group: "apps", version: "v1", kind: "Deployment" })!;
+const configMapSchema = patchSchemaFor(loadDoc("api__v1.json"), { group: "", version: "v1", kind: "ConfigMap" })!;
+const obj = (yaml: string): KubeObject => parse(yaml) as KubeObject;
+
+const cm = (data: Record<string, string>, extra: Record<string, unknown> = {}): KubeObject => ({ apiVersion: "v1", kind: "ConfigMap", metadata: { name: "cfg", namespace: "app" }, data, ...extra });
+
+/** A live object as the server keeps it after a client-side apply of `applied`, with `drift` changed by others since. */
+function liveAfterCsa(applied: KubeObject, drift: (o: KubeObject) => KubeObject = (o) => o): KubeObject {
+  const stored = withLastApplied(applied);
+  return drift({ ...stored, metadata: { ...stored.metadata, uid: "u1", resourceVersion: "7", creationTimestamp: "2026-01-01T00:00:00Z" } });
+}
+
+describe("previewLocally, client-side apply", () => {
+  const csa = { serverSide: false, fieldManager: "kubectl", schema: configMapSchema };
+
+  it("a new object is the package object with its last-applied annotation, as apply creates it", () => {
+    const want = cm({ color: "blue" });
+    const got = previewLocally(want, undefined, csa);
+    expect(got.data).toEqual({ color: "blue" });
+    expect(JSON.parse(got.metadata.annotations![LAST_APPLIED_ANNOTATION]!)).toMatchObject({ data: { color: "blue" } });
+  });
+
+  it("a changed value: the package's value, server bookkeeping kept, the annotation updated", () => {
+    const live = liveAfterCsa(cm({ color: "blue", size: "s" }));
+    const got = previewLocally(cm({ color: "green", size: "s" }), live, csa);
+    expect(got.data).toEqual({ color: "green", size: "s" });
+    expect(got.metadata.uid).toBe("u1");
+    expect(JSON.parse(got.metadata.annotations![LAST_APPLIED_ANNOTATION]!).data).toEqual({ color: "green", size: "s" });
+  });
+
+  it("removes what the package dropped since it was last applied, and keeps what others added", () => {
+    const live = liveAfterCsa(cm({ color: "blue", old: "x" }), (o) => ({ ...o, data: { ...(o.data as object), theirs: "y" } }));
+    expect(previewLocally(cm({ color: "blue" }), live, csa).data).toEqual({ color: "blue", theirs: "y" });
+  });
+
+  it("an object already as the package has it is returned as it stands", () => {
+    const live = liveAfterCsa(cm({ color: "blue" }));
+    expect(previewLocally(cm({ color: "blue" }), live, csa)).toBe(live);
+  });
+
+  it("merges lists by their merge keys (strategic merge): a container's image changes, a sidecar someone added stays", () => {
+    const applied = obj(`apiVersion: apps/v1
+kind: Deployment
+metadata: {name: web, namespace: app}
+spec:
+  selector: {matchLabels: {app: web}}
+  template:
+    metadata: {labels: {app: web}}
+    spec:
+      containers: [{name: web, image: "nginx:1.25"}]
+`);
+    const live = liveAfterCsa(applied, (o) => {
+      const c = structuredClone(o) as any;
+      c.spec.template.spec.containers.push({ name: "mesh", image: "proxy:1" });
+      return c;
+    });
+    const want = structuredClone(applied) as any;
+    want.spec.template.spec.containers[0].image = "nginx:1.27";
+    const got = previewLocally(want, live, { serverSide: false, fieldManager: "kubectl", schema: deployment }) as any;
+    expect(got.spec.template.spec.containers).toEqual([
+      { name: "web", image: "nginx:1.27" },
+      { name: "mesh", image: "proxy:1" },
+    ]);
+  });
+
+  it("without a schema (custom resources) uses the JSON merge patch: lists are replaced whole", () => {
+    const applied: KubeObject = { apiVersion: "example.com/v1", kind: "Widget", metadata: { name: "w", namespace: "app" }, spec: { items: ["a", "b"] } };
+    const live = liveAfterCsa(applied);
+    const got = previewLocally({ ...applied, spec: { items: ["c"] } }, live, { serverSide: false, fieldManager: "kubectl", schema: undefined });
+    expect(got.spec).toEqual({ items: ["c"] });
+  });
+});
+
+describe("previewLocally, server-side apply", () => {
+  const ssa = { serverSide: true, fieldManager: "kpt", schema: configMapSchema };
+  const live = cm(
+    { color: "blue", old: "x", theirs: "y" },
+    {},
+  );
+  live.metadata.managedFields = [
+    { manager: "kpt", operation: "Apply", fieldsType: "FieldsV1", fieldsV1: { "f:data": { "f:color": {}, "f:old": {} } } },
+    { manager: "someone", operation: "Update", fieldsType: "FieldsV1", fieldsV1: { "f:data": { "f:theirs": {} } } },
+  ];
+
+  it("what the field manager applied is read from managedFields", () => {
+    expect(appliedByManager(live, "kpt")).toEqual({ data: { color: "blue", old: "x" } });
+    expect(appliedByManager(live, "nobody")).toEqual({});
+  });
+
+  it("projects list items by key", () => {
+    const fields = { "f:spec": { "f:ports": { 'k:{"port":80,"protocol":"TCP"}': { ".": {}, "f:port": {} } } } };
+    expect(projectFields(fields, { spec: { ports: [{ port: 80, protocol: "TCP", name: "http" }, { port: 90, protocol: "TCP" }] } })).toEqual({ spec: { ports: [{ port: 80 }] } });
+  });
+
+  it("the package's values win, fields the manager owned and dropped go, fields others own stay", () => {
+    const got = previewLocally(cm({ color: "green" }), live, ssa);
+    expect(got.data).toEqual({ color: "green", theirs: "y" });
+    // No last-applied annotation: server-side apply does not write one.
+    expect(got.metadata.annotations?.[LAST_APPLIED_ANNOTATION]).toBeUndefined();
+  });
+
+  it("a manager that never applied removes nothing", () => {
+    expect(previewLocally(cm({ color: "green" }), live, { ...ssa, fieldManager: "new" }).data).toEqual({ color: "green", old: "x", theirs: "y" });
+  });
+
+  it("a new object is the package object", () => {
+    expect(previewLocally(cm({ a: "1" }), undefined, ssa)).toEqual(cm({ a: "1" }));
+  });
+});
+
+describe("previewLocally, Secrets", () => {
+  const b64 = (v: string) => Buffer.from(v).toString("base64");
+  const secret = (body: Record<string, unknown>): KubeObject => ({ apiVersion: "v1", kind: "Secret", metadata: { name: "db", namespace: "app" }, ...body });
+
+  it.each([false, true])("stringData ends up in data, as the server stores it (server-side: %s)", (serverSide) => {
+    const live = liveAfterCsa(secret({ stringData: { password: "first" } }), (o) => {
+      const { stringData: _s, ...rest } = o;
+      return { ...rest, data: { password: b64("first"), other: b64("kept") } };
+    });
+    const got = previewLocally(secret({ stringData: { password: "second" } }), live, { serverSide, fieldManager: "kubectl", schema: undefined });
+    expect(got.stringData).toBeUndefined();
+    expect(got.data).toEqual({ password: b64("second"), other: b64("kept") });
+  });
+});
+
+describe("localPreviewNote", () => {
+  it("is one line that says why and what a local preview cannot see", () => {
+    for (const serverSide of [false, true]) {
+      const note = localPreviewNote('the server refused dry-run writes: forbidden: user "ci" may not patch configmaps in namespace app', serverSide);
+      expect(note).not.toContain("\n");
+      expect(note).toMatch(/^Preview computed locally \(the server refused dry-run writes: .*may not patch configmaps/);
+      expect(note).toMatch(/admission webhooks/);
+      expect(note).toMatch(/defaulting/);
+      expect(note).toContain(serverSide ? "field manager" : "last-applied annotation");
+    }
+  });
+});
