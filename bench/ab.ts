@@ -71,11 +71,19 @@ async function main(): Promise<void> {
       for (const p of pkgs) await deleteNamespace(env, p.namespace);
       log(`rep ${rep + 1}/${reps} done`);
     }
+    // Start-up: `--help` loads the CLI and nothing else.
+    for (let i = 0; i < 10 * reps; i++) {
+      for (const s of i % 2 === 0 ? sides : [...sides].reverse()) {
+        const r = await runTimed({ argv: ["node", join(s.tool === sides[0]!.tool ? baseDir : repo, "dist", "cli.js"), "--help"] }, { env });
+        if (!r.ok) throw new Error(`${s.name} --help failed:\n${r.tail}`);
+        samples.set(`--help ${s.name}`, [...(samples.get(`--help ${s.name}`) ?? []), r.seconds]);
+      }
+    }
     const head = execFileSync("git", ["rev-parse", "--short", "HEAD"], { cwd: repo }).toString().trim();
     const base = execFileSync("git", ["rev-parse", "--short", values.base!], { cwd: repo }).toString().trim();
     process.stdout.write(`kpt-ts ${base} (base) vs ${head} (working tree), ${size} objects, median of ${reps} (min-max), seconds\n\n`);
     process.stdout.write(`| phase | base ${base} | head ${head} | head / base |\n|---|---:|---:|---:|\n`);
-    for (const phase of PHASES) {
+    for (const phase of [...PHASES, "--help"]) {
       const b = summarize(samples.get(`${phase} base`) ?? [])!;
       const h = summarize(samples.get(`${phase} head`) ?? [])!;
       const cell = (s: typeof b) => `${s.median.toFixed(2)} (${s.min.toFixed(2)}-${s.max.toFixed(2)})`;
