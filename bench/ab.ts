@@ -51,8 +51,8 @@ async function main(): Promise<void> {
   try {
     const ctx = (dir: string) => ({ repo: dir, concurrency: 16, reconcileTimeout: "10m", bareLoop: "" });
     const sides = [
-      { name: "base", tool: createTools(ctx(baseDir), ["kpt-ts"])[0]! },
-      { name: "head", tool: createTools(ctx(repo), ["kpt-ts"])[0]! },
+      { name: "base", dir: baseDir, tool: createTools(ctx(baseDir), ["kpt-ts"])[0]! },
+      { name: "head", dir: repo, tool: createTools(ctx(repo), ["kpt-ts"])[0]! },
     ];
     const samples = new Map<string, number[]>();
     for (let rep = 0; rep < reps; rep++) {
@@ -74,7 +74,7 @@ async function main(): Promise<void> {
     // Start-up: `--help` loads the CLI and nothing else.
     for (let i = 0; i < 10 * reps; i++) {
       for (const s of i % 2 === 0 ? sides : [...sides].reverse()) {
-        const r = await runTimed({ argv: ["node", join(s.tool === sides[0]!.tool ? baseDir : repo, "dist", "cli.js"), "--help"] }, { env });
+        const r = await runTimed({ argv: ["node", join(s.dir, "dist", "cli.js"), "--help"] }, { env });
         if (!r.ok) throw new Error(`${s.name} --help failed:\n${r.tail}`);
         samples.set(`--help ${s.name}`, [...(samples.get(`--help ${s.name}`) ?? []), r.seconds]);
       }
