@@ -25,6 +25,11 @@ export interface InitEvent {
   objects: { ref: ObjRef; action: "Apply" | "Prune" | "Delete" }[];
   /** What the run is about to do, decided before its first write (see plan/types.ts); always set by the engine. */
   plan?: RunPlan;
+  /**
+   * The plan writes nothing (nothing to create, update, delete or detach; the inventory already
+   * lists every object): the run then writes no inventory, no status and no change record.
+   */
+  changesNothing?: boolean;
 }
 
 export interface GroupEvent {

@@ -9,7 +9,7 @@ import { installResourceGroupCrd, inventoryUnchangedSince, writeClusterInventory
 import { nextInventory } from "../inventory/next-inventory.js";
 import { refKey, RefSet, type ObjRef } from "../object/ref.js";
 import type { KubeObject } from "../object/types.js";
-import type { ApplyPlan, PlannedApply } from "../plan/types.js";
+import { planChangesNothing, type ApplyPlan, type PlannedApply } from "../plan/types.js";
 import { applyBlockedBy } from "../prune/dependency-gate.js";
 import type { LiveCache } from "../status/live-cache.js";
 import { WaitExplainer } from "../status/wait-explainer.js";
@@ -116,7 +116,9 @@ export async function executeApply(plan: ApplyPlan, cluster: Cluster, cache: Liv
 
   // The final inventory: everything that may still exist.
   emit({ type: "group", action: "Inventory", status: "Started" });
-  if (!dry) {
+  // A no-op writes nothing: the stored inventory already lists every object and its statuses
+  // stay as the last run that changed something left them (kapp, too, records no change then).
+  if (!dry && !(planChangesNothing(plan) && wroteNothing(recorder))) {
     const applied = [...localRefs].filter((r) => recorder.actuated(r) === "Successful");
     applied.push(...(await existing(cluster, mayExist)));
     const notApplied = [...localRefs].filter((r) => recorder.actuated(r) !== "Successful");
@@ -131,6 +133,12 @@ export async function executeApply(plan: ApplyPlan, cluster: Cluster, cache: Liv
   emit({ type: "group", action: "Inventory", status: "Finished" });
   if (o.signal?.aborted) throw new CancelledError("interrupted: the inventory lists every object that may exist; run apply again to finish");
   emit({ type: "summary", stats: recorder.stats });
+}
+
+/** No write was made or attempted: every apply found its object unchanged and nothing was pruned. */
+function wroteNothing(recorder: Recorder): boolean {
+  const { apply, prune } = recorder.stats;
+  return apply.created + apply.configured + apply.failed + prune.successful + prune.failed === 0;
 }
 
 /** Kinds defined by a wave's CRDs become usable for the next waves, once discovery lists them. */
