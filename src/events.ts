@@ -125,13 +125,23 @@ export interface RunStats {
   wait: WaitStats;
 }
 
+/**
+ * Something the user should know that is neither an object's outcome nor a failure of the run
+ * (statuses left out of an inventory too large to hold them). Printed once, as `[WARN] ...` on
+ * stderr; kpt's JSON has no event for it, so `--output json` prints it on stderr too.
+ */
+export interface WarningEvent {
+  type: "warning";
+  message: string;
+}
+
 /** The last event of every run that was not aborted. */
 export interface SummaryEvent {
   type: "summary";
   stats: RunStats;
 }
 
-export type EngineEvent = InitEvent | GroupEvent | ApplyEvent | PruneEvent | WaitEvent | StatusEvent | WaitingEvent | SummaryEvent;
+export type EngineEvent = InitEvent | GroupEvent | ApplyEvent | PruneEvent | WaitEvent | StatusEvent | WaitingEvent | WarningEvent | SummaryEvent;
 
 export function emptyStats(): RunStats {
   return {

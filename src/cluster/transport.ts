@@ -139,7 +139,7 @@ export class Transport {
       const retryAfter = res.headers["retry-after"];
       const err = apiErrorFrom(status, text, what, Array.isArray(retryAfter) ? retryAfter[0] : retryAfter);
       err.attempts = attempt;
-      const delay = retryDelayMs({ kind: "http", status, retryAfterSeconds: err.retryAfterSeconds }, attempt, idempotent);
+      const delay = retryDelayMs({ kind: "http", status, retryAfterSeconds: err.retryAfterSeconds, tooLarge: err.tooLarge }, attempt, idempotent);
       if (delay === undefined) throw err;
       if (status === 429) this.stats.throttled++;
       else this.stats.retries++;

@@ -18,7 +18,7 @@ import { forEachLimited } from "../util/pool.js";
 import { applyObject, type ApplyObjectContext } from "./apply-object.js";
 import { servedKinds, waitUntilServed } from "./crd-discovery.js";
 import { notDeleted, runDeleteWaves } from "./delete-waves.js";
-import { changedInventory, createInventoryNamespace, existing, statusEntries } from "./inventory-steps.js";
+import { changedInventory, createInventoryNamespace, existing, fittingStatuses, statusEntries } from "./inventory-steps.js";
 import type { ResolvedOptions } from "./options.js";
 import type { Recorder } from "./recorder.js";
 import { schemaLookup } from "../apply/schema-lookup.js";
@@ -124,10 +124,10 @@ export async function executeApply(plan: ApplyPlan, cluster: Cluster, cache: Liv
     const notApplied = [...localRefs].filter((r) => recorder.actuated(r) !== "Successful");
     const final = nextInventory({ previous: plan.inventory.previous, applied, notApplied, notDeleted: notDeleted(plan.deletes, recorder, abandoned), abandoned });
     const pruned = new RefSet(plan.deletes.map((d) => d.ref));
-    const statuses = o.statusPolicy === "all" ? statusEntries(final, pruned, recorder) : undefined;
+    const statuses = fittingStatuses(info, final, o.statusPolicy === "all" ? statusEntries(final, pruned, recorder) : undefined, stored, emit);
     // Another run of the package may have written it meanwhile: then theirs and ours are merged.
     if (changedInventory(stored, final, statuses) || !(await inventoryUnchangedSince(cluster, info, stored))) {
-      await writeClusterInventory(cluster, info, final, { statuses, basedOn: stored ?? null, onConflict: "merge" });
+      await writeClusterInventory(cluster, info, final, { statuses, basedOn: stored ?? null, onConflict: "merge", onWarning: (message) => emit({ type: "warning", message }) });
     }
   }
   emit({ type: "group", action: "Inventory", status: "Finished" });
