@@ -14,8 +14,10 @@ export const ETCD_REQUEST_LIMIT_BYTES = 1_572_864;
 /**
  * What we allow the inventory's JSON to take: etcd's limit less room for what the server adds
  * (managedFields, creationTimestamp, uid; under 1 KiB) and etcd's own framing (the key, the
- * transaction; about 200 bytes). Measured on the local cluster: a ResourceGroup of 1,572,250
- * bytes as sent was refused, one of 1,569,000 stored (see docs/benchmark.md, "Inventory size").
+ * transaction; about 200 bytes). Measured on the local cluster (etcd 3.6, its defaults): a
+ * ResourceGroup of 1,572,506 bytes as sent was stored, one of 1,572,706 was refused with
+ * "etcdserver: request is too large" (HTTP 500); above 3,145,728 bytes the API server itself
+ * answers 413 (see docs/benchmark.md, "How large a package can be").
  */
 export const INVENTORY_BYTE_BUDGET = ETCD_REQUEST_LIMIT_BYTES - 8 * 1024;
 

@@ -25,7 +25,7 @@ function pkgFiles(ns: string, other: string, value: string): Record<string, stri
     "objects.yaml": docs(
       configMap("settings", ns, { value }),
       configMap("elsewhere", other),
-      `apiVersion: v1\nkind: Secret\nmetadata: {name: creds, namespace: ${ns}}\nstringData: {password: hunter2}\n`,
+      `apiVersion: v1\nkind: Secret\nmetadata: {name: creds, namespace: ${ns}}\ndata: {password: aHVudGVyMg==}\n`,
       service("web", ns),
       `apiVersion: v1\nkind: ServiceAccount\nmetadata: {name: runner, namespace: ${ns}}\n`,
       `apiVersion: rbac.authorization.k8s.io/v1\nkind: Role\nmetadata: {name: reader, namespace: ${ns}}\nrules: [{apiGroups: [""], resources: [configmaps], verbs: [get]}]\n`,
