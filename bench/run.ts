@@ -89,8 +89,8 @@ function options() {
 const version = (cmd: string, args: string[]) => exec(cmd, args).then((r) => r.stdout.trim().split("\n")[0] ?? "", () => "unavailable");
 
 /** Writes the tool's base and changed package for one size; kpt-style tools also get their inventory. */
-async function preparePackage(env: NodeJS.ProcessEnv, work: string, tool: Tool, size: number, namespace: string): Promise<PackageDirs> {
-  const dir = join(work, "packages", `${size}`, tool.id);
+async function preparePackage(env: NodeJS.ProcessEnv, work: string, tool: Tool, size: number, namespace: string, tag = ""): Promise<PackageDirs> {
+  const dir = join(work, "packages", `${size}${tag}`, tool.id);
   const pkg = { namespace, base: join(dir, "base"), changed: join(dir, "changed") };
   const { base, changed } = generatePackage(size, namespace);
   await writePackage(pkg.base, base, { kptfile: tool.kptPackage });
@@ -252,7 +252,7 @@ async function main(): Promise<void> {
       packages,
       ...report,
     };
-    if (resultsFile.current) await rm(resultsFile.current, { force: true });
+    if (resultsFile.current) await Promise.all([rm(resultsFile.current, { force: true }), rm(resultsFile.current.replace(/\.json$/, ".svg"), { force: true })]);
     resultsFile.current = await writeJson(join(BENCH, "results"), data);
     const svg = drawChart(measurements, labels, `kpt-ts benchmark ${startedAt.toISOString().slice(0, 10)}: median seconds per phase against package size (log-log)`);
     await writeFile(resultsFile.current.replace(/\.json$/, ".svg"), svg);
@@ -275,7 +275,7 @@ async function main(): Promise<void> {
       for (const size of opts.sizes) {
         const pkgs = new Map<ToolId, PackageDirs>();
         const sized = toolsAt(size);
-        for (const tool of sized) pkgs.set(tool.id, await preparePackage(env, work, tool, size, `bench-${tool.id}-${size}`));
+        for (const tool of sized) pkgs.set(tool.id, await preparePackage(env, work, tool, size, `bench-${tool.id}-${size}`, `-${rtt}ms`));
         packages[size] = generatePackage(size, "x").counts;
         for (let rep = 0; rep < opts.reps; rep++) {
           // Rotate the order so that no tool always runs right after the same other one.
