@@ -36,6 +36,7 @@ const USAGE = `usage: npm run bench -- [options]
   --rtt A,B,...           round-trip times to run everything at: 0 is loopback, 20ms puts a TCP
                           delay proxy (10 ms each way, TLS passed through) between every tool
                           and the API server (default 0)
+  --distant-tools a,b     the tools run at the RTTs above 0 (default: all selected)
   --scale A,B             also time kpt-ts on ConfigMap-only packages of A and B objects (apply,
                           no-op, destroy; peak RSS of each apply), on loopback
   --keep                  keep the generated packages and logs
@@ -56,6 +57,7 @@ function options() {
       "memory-objects": { type: "string", default: "5000" },
       "help-runs": { type: "string" },
       rtt: { type: "string", default: "0" },
+      "distant-tools": { type: "string" },
       scale: { type: "string" },
       keep: { type: "boolean", default: false },
       help: { type: "boolean", short: "h", default: false },
@@ -81,6 +83,7 @@ function options() {
     memoryObjects: Number(values["memory-objects"]),
     helpRuns: Number(values["help-runs"] ?? (q ? 10 : 30)),
     rtts: values.rtt.split(",").map(parseRtt),
+    distantTools: values["distant-tools"]?.split(",") as ToolId[] | undefined,
     scale: (values.scale ?? "").split(",").filter(Boolean).map(Number),
     keep: values.keep,
   };
@@ -231,8 +234,8 @@ async function main(): Promise<void> {
 
   const work = await mkdtemp(join(tmpdir(), "kpt-ts-bench-"));
   await mkdir(join(work, "logs"));
-  const toolsAt = (size: number) => tools.filter((t) => size <= (opts.maxSize[t.id] ?? Infinity));
-  const measurements: Measurement[] = opts.rtts.flatMap((rtt) => opts.sizes.flatMap((size) => PHASES.flatMap((phase) => toolsAt(size).map((t) => ({ rtt, size, phase, tool: t.id, samples: [], failures: [] })))));
+  const toolsAt = (size: number, rtt: number) => tools.filter((t) => size <= (opts.maxSize[t.id] ?? Infinity) && (rtt === 0 || !opts.distantTools || opts.distantTools.includes(t.id)));
+  const measurements: Measurement[] = opts.rtts.flatMap((rtt) => opts.sizes.flatMap((size) => PHASES.flatMap((phase) => toolsAt(size, rtt).map((t) => ({ rtt, size, phase, tool: t.id, samples: [], failures: [] })))));
   const scale: ScaleResult[] = [];
   const packages: Record<number, ReturnType<typeof generatePackage>["counts"]> = {};
   let memory: MemoryResult[] = [];
@@ -274,7 +277,7 @@ async function main(): Promise<void> {
     try {
       for (const size of opts.sizes) {
         const pkgs = new Map<ToolId, PackageDirs>();
-        const sized = toolsAt(size);
+        const sized = toolsAt(size, rtt);
         for (const tool of sized) pkgs.set(tool.id, await preparePackage(env, work, tool, size, `bench-${tool.id}-${size}`, `-${rtt}ms`));
         packages[size] = generatePackage(size, "x").counts;
         for (let rep = 0; rep < opts.reps; rep++) {

@@ -32,10 +32,15 @@ export async function gatherApplyFacts(pkg: Package, cluster: Cluster, o: Gather
   // so the documents arrive while the inventory and live objects are read.
   const schemaFor = schemaLookup(cluster);
   if (!o.serverSide) for (const po of objects) schemaFor(po.object).catch(() => undefined);
-  const inventory = await readInventoryFacts(cluster, pkg.inventory, o.signal);
   const localRefs = new RefSet(objects.map((po) => refOf(po.object)));
   const cache = new LiveCache(cluster, { pollPeriodMs: o.pollPeriodMs, signal: o.signal });
   try {
+    // The package's objects are read while the inventory is: one round trip instead of two,
+    // which is what a cluster 20 ms away notices. Prune candidates follow once it is known.
+    const reading = cache.follow(localRefs);
+    reading.catch(() => undefined);
+    const inventory = await readInventoryFacts(cluster, pkg.inventory, o.signal);
+    await reading;
     const refs = [...localRefs, ...pruneCandidates(inventory.previous, localRefs)];
     await cache.follow(refs);
     // Interrupted before the first write: what the cache knows may be partial, so stop here.
