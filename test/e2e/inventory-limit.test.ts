@@ -4,6 +4,8 @@
 // is applied in full, its inventory written without them, with one warning; a package whose list
 // alone would not fit is refused before anything is written. Small ConfigMaps with the longest
 // names Kubernetes allows (253 characters) reach the limit with the fewest objects.
+import { writeFile } from "node:fs/promises";
+import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { writePackage } from "../helpers/fixtures.js";
 import { CHANGE_LABEL, printed, readInventoryFile } from "../helpers/scenario.js";
@@ -16,6 +18,10 @@ function manyConfigMaps(ns: string, n: number): Record<string, string> {
   const docs: string[] = [];
   for (let i = 0; i < n; i++) docs.push(`apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: ${longName(i)}\n  namespace: ${ns}\ndata:\n  k: v\n`);
   return { "objects.yaml": docs.join("---\n") };
+}
+
+async function writePackageFiles(dir: string, files: Record<string, string>): Promise<void> {
+  for (const [name, text] of Object.entries(files)) await writeFile(join(dir, name), text);
 }
 
 interface Listed {
@@ -45,6 +51,29 @@ describe("an inventory near the server's limit", () => {
     expect(rg.status?.resourceStatuses ?? []).toEqual([]);
     const cms = await kubectlJson<Listed>(["get", "configmaps", "-n", ns]);
     expect(cms.items.filter((o) => o.metadata.name.startsWith("ccc"))).toHaveLength(n);
+    await kubectl(["delete", "namespace", ns, "--wait=false"]);
+  });
+
+  // 2,050 objects fit with their statuses (0.86 MB of them); 4,000 do not, and the longer list
+  // (1.32 MB) beside the old statuses would not fit either: the old statuses go first.
+  it("a package that grows past the limit: the old statuses are cleared, the longer list stored, one warning", async () => {
+    const ns = await createNamespace("e2e-invlimit-grow");
+    const dir = await writePackage(manyConfigMaps(ns, 2_050));
+    expect((await kptTs(["live", "init", "--namespace", ns, dir])).code).toBe(0);
+    const { name } = await readInventoryFile(dir);
+    let r = await kptTs(["live", "apply", dir], { timeoutMs: 280_000 });
+    expect(r.code, printed(r).slice(-3000)).toBe(0);
+    expect(r.stderr).not.toContain("[WARN]");
+    let rg = await kubectlJson<Listed["items"][number]>(["get", "resourcegroups.kpt.dev", name, "-n", ns]);
+    expect(rg.status?.resourceStatuses).toHaveLength(2_050);
+
+    await writePackageFiles(dir, manyConfigMaps(ns, 4_000));
+    r = await kptTs(["live", "apply", dir], { timeoutMs: 280_000 });
+    expect(r.code, printed(r).slice(-3000)).toBe(0);
+    expect(r.stderr.split("\n").filter((l) => l.startsWith("[WARN]"))).toHaveLength(1);
+    rg = await kubectlJson<Listed["items"][number]>(["get", "resourcegroups.kpt.dev", name, "-n", ns]);
+    expect(rg.spec?.resources).toHaveLength(4_000);
+    expect(rg.status?.resourceStatuses ?? []).toEqual([]);
     await kubectl(["delete", "namespace", ns, "--wait=false"]);
   });
 
