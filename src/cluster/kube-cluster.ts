@@ -7,6 +7,7 @@ import { groupOf, type ObjRef } from "../object/ref.js";
 import type { KubeObject } from "../object/types.js";
 import { ApiError, apiErrorFrom, briefApiError } from "./api-error.js";
 import { RestMapper, type ResourceMapping } from "./discovery.js";
+import { diskCacheFor, type HttpCache } from "./disk-cache.js";
 import { loadConnection, type KubeconfigOptions } from "./kubeconfig.js";
 import { Transport } from "./transport.js";
 import { WatchExpiredError, type Cluster, type DeleteOptions, type ListResult, type PatchType, type Scope, type WatchEvent, type WatchQuery, type WriteOptions } from "./types.js";
@@ -22,6 +23,8 @@ export interface KubeClusterOptions extends KubeconfigOptions {
   /** Upper bound of parallel requests; the HTTP agent keeps this many sockets alive. */
   maxSockets?: number;
   userAgent?: string;
+  /** false: no discovery/OpenAPI cache on disk (see disk-cache.ts). */
+  httpCache?: false;
 }
 
 
@@ -34,6 +37,7 @@ export class KubeCluster implements Cluster {
   private readonly mapper: RestMapper;
   private readonly openapiDocs = new Map<string, Promise<unknown | undefined>>();
   private openapiIndex?: Promise<Record<string, string>>;
+  private readonly cache?: HttpCache;
 
   constructor(opts: KubeClusterOptions = {}) {
     const conn = loadConnection(opts);
@@ -42,7 +46,8 @@ export class KubeCluster implements Cluster {
     this.server = conn.server;
     this.user = conn.userName;
     this.transport = new Transport(conn, opts.maxSockets ?? 64, opts.userAgent ?? "kpt-ts");
-    this.mapper = new RestMapper(this.transport);
+    this.cache = opts.httpCache === false ? undefined : diskCacheFor(conn.server);
+    this.mapper = new RestMapper(this.transport, this.cache);
   }
 
   close(): void {
@@ -248,7 +253,17 @@ export class KubeCluster implements Cluster {
         if (!url) return undefined;
         const [path, query] = url.split("?");
         const q = Object.fromEntries(new URLSearchParams(query ?? ""));
-        return this.transport.request("GET", path!, { query: q, what: `openapi ${gv}` }).catch(() => undefined);
+        // The URL carries the document's hash: a copy cached under it is current by construction.
+        const key = `openapi ${url}`;
+        const cached = q.hash ? await this.cache?.read(key) : undefined;
+        if (cached) return JSON.parse(cached.body);
+        return this.transport.revalidate(path!, undefined, { query: q, what: `openapi ${gv}` }).then(
+          ({ body }) => {
+            if (q.hash) void this.cache?.write(key, { body });
+            return JSON.parse(body);
+          },
+          () => undefined,
+        );
       })();
       this.openapiDocs.set(gv, doc);
     }
