@@ -119,6 +119,11 @@ export class RestMapper {
     return this.loading;
   }
 
+  /** True once discovery has been read in this run. */
+  get loaded(): boolean {
+    return this.loadedAt > 0;
+  }
+
   /** Forgets what was discovered (after CRDs changed); the next lookup reloads. */
   reset(): void {
     this.loading = undefined;

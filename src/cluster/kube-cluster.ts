@@ -28,6 +28,9 @@ export interface KubeClusterOptions extends KubeconfigOptions {
 }
 
 
+/** kpt's ResourceGroup CRD (kpt.dev/v1alpha1, its only version). */
+const RESOURCE_GROUP_MAPPING: ResourceMapping = { group: "kpt.dev", version: "v1alpha1", kind: "ResourceGroup", resource: "resourcegroups", namespaced: true, verbs: ["get", "list", "create", "update", "patch", "delete", "watch"] };
+
 export class KubeCluster implements Cluster {
   readonly defaultNamespace: string;
   readonly namespaceEnforced: boolean;
@@ -82,6 +85,10 @@ export class KubeCluster implements Cluster {
   }
 
   private async mapping(group: string, kind: string, apiVersion?: string): Promise<ResourceMapping> {
+    // kpt's inventory lives at a path every kpt-compatible cluster shares: it is read while
+    // discovery is still on its way (one round trip fewer at the start of every run). Were its
+    // CRD missing, the read finds nothing, which is what the caller's discovery check says too.
+    if (!apiVersion && group === "kpt.dev" && kind === "ResourceGroup" && !this.mapper.loaded) return RESOURCE_GROUP_MAPPING;
     const m = apiVersion
       ? await this.discover(() => this.mapper.forGvk({ group, version: apiVersion.includes("/") ? apiVersion.split("/")[1]! : apiVersion, kind }))
       : await this.discover(() => this.mapper.forGroupKind(group, kind));

@@ -27,6 +27,9 @@ export interface Gathered<F> {
 }
 
 export async function gatherApplyFacts(pkg: Package, cluster: Cluster, o: GatherOptions = {}): Promise<Gathered<ApplyFacts>> {
+  // The inventory is read while discovery (which preparing the objects needs) is.
+  const inventoryRead = readInventoryFacts(cluster, pkg.inventory, o.signal);
+  inventoryRead.catch(() => undefined);
   const objects = await prepareObjects(pkg, cluster, pkg.inventory.id);
   // Client-side apply patches built-in kinds with their OpenAPI merge keys: start the lookups now,
   // so the documents arrive while the inventory and live objects are read.
@@ -39,7 +42,7 @@ export async function gatherApplyFacts(pkg: Package, cluster: Cluster, o: Gather
     // which is what a cluster 20 ms away notices. Prune candidates follow once it is known.
     const reading = cache.follow(localRefs);
     reading.catch(() => undefined);
-    const inventory = await readInventoryFacts(cluster, pkg.inventory, o.signal);
+    const inventory = await inventoryRead;
     await reading;
     const refs = [...localRefs, ...pruneCandidates(inventory.previous, localRefs)];
     await cache.follow(refs);
@@ -78,9 +81,11 @@ export async function gatherDestroyFacts(pkg: Package, cluster: Cluster, o: Gath
 }
 
 async function readInventoryFacts(cluster: Cluster, info: InventoryInfo, signal?: AbortSignal): Promise<InventoryFacts> {
-  const crdInstalled = await resourceGroupCrdInstalled(cluster);
+  // Both at once: the inventory's read does not wait for discovery (see KubeCluster.mapping).
+  const [crdInstalled, read] = await Promise.all([resourceGroupCrdInstalled(cluster), readClusterInventory(cluster, info, signal).then((r) => ({ r }), (err: unknown) => ({ err }))]);
   if (!crdInstalled) return { info, crdInstalled, previous: [] };
-  const stored = await readClusterInventory(cluster, info, signal);
+  if ("err" in read) throw read.err;
+  const stored = read.r;
   return { info, crdInstalled, ...(stored.object ? { stored: stored.object } : {}), previous: stored.refs };
 }
 
