@@ -94,6 +94,11 @@ export function generatePackage(size: number, namespace: string): PackageVariant
   return { base, changed: next, counts: { objects: size, changed: changed.size, pruned: size - next.length } };
 }
 
+/** Only small ConfigMaps (issue 17's scale check: cost per object and memory at 1,000 and 10,000). */
+export function generateConfigMaps(count: number, namespace: string): Obj[] {
+  return [...Array(count).keys()].map((i) => ({ apiVersion: "v1", kind: "ConfigMap", metadata: { name: `cm-${pad(i)}`, namespace }, data: { index: String(i), payload: "x".repeat(64) } }));
+}
+
 const KPTFILE = { apiVersion: "kpt.dev/v1", kind: "Kptfile", metadata: { name: "bench", annotations: { "config.kubernetes.io/local-config": "true" } } };
 
 /** One file per kind; with `kptfile`, a Kptfile too (kpt and kpt-ts need one; kubectl and kapp would try to apply it). */

@@ -7,6 +7,8 @@ import { summarize, type PeakMemory, type Stats } from "./measure.js";
 import { PHASES, type Phase, type ToolId } from "./tools.js";
 
 export interface Measurement {
+  /** Round-trip time the delay proxy added between the tool and the API server (0: loopback). */
+  rtt: number;
   size: number;
   phase: Phase;
   tool: ToolId;
@@ -33,22 +35,55 @@ export interface Target {
   detail: string;
 }
 
+/** ConfigMap-only packages at two sizes (issue 17): kpt-ts's cost per object and peak memory as the package grows. */
+export interface ScaleResult {
+  objects: number;
+  phase: "apply" | "noop" | "destroy";
+  samples: number[];
+  /** Peak RSS of the apply (each repetition's), MB. */
+  rssMb: number[];
+  failures: { seconds: number; output: string }[];
+}
+
 export interface Report {
   rows: Row[];
   memory: MemoryResult[];
+  scale: ScaleResult[];
   help?: { kptTs: Stats; nodeFloor: Stats; runs: number };
   targets: Target[];
 }
 
-export function buildReport(ms: Measurement[], memory: MemoryResult[], help: Report["help"]): Report {
-  const median = (size: number, phase: Phase, tool: ToolId) =>
-    summarize(ms.find((m) => m.size === size && m.phase === phase && m.tool === tool)?.samples ?? [])?.median;
+export function buildReport(ms: Measurement[], memory: MemoryResult[], help: Report["help"], scale: ScaleResult[] = []): Report {
+  const median = (rtt: number, size: number, phase: Phase, tool: ToolId) =>
+    summarize(ms.find((m) => m.rtt === rtt && m.size === size && m.phase === phase && m.tool === tool)?.samples ?? [])?.median;
   const rows = ms.map((m): Row => {
     const stats = summarize(m.samples);
-    const base = median(m.size, m.phase, "kpt-ts");
+    const base = median(m.rtt, m.size, m.phase, "kpt-ts");
     return { ...m, stats, msPerObject: stats && (stats.median * 1000) / m.size, vsKptTs: stats && base ? stats.median / base : undefined };
   });
-  return { rows, memory, help, targets: checkTargets(rows, memory, help) };
+  const loopback = rows.filter((r) => r.rtt === 0);
+  return { rows, memory, scale, help, targets: [...checkTargets(loopback, memory, help), ...scaleTargets(scale)] };
+}
+
+/** Issue 17: cost per object at the larger size within 1.25x of the smaller; the larger apply under 300 MB. */
+function scaleTargets(scale: ScaleResult[]): Target[] {
+  const sizes = [...new Set(scale.map((s) => s.objects))].sort((a, b) => a - b);
+  if (sizes.length < 2) return [];
+  const [small, large] = [sizes[0]!, sizes[sizes.length - 1]!];
+  const perObject = (n: number, phase: ScaleResult["phase"]) => {
+    const m = summarize(scale.find((s) => s.objects === n && s.phase === phase)?.samples ?? [])?.median;
+    return m === undefined ? undefined : m / n;
+  };
+  const out: Target[] = (["apply", "noop"] as const).map((phase) => {
+    const a = perObject(small, phase);
+    const b = perObject(large, phase);
+    const target = `${phase} cost per ConfigMap at ${large} within 1.25x of that at ${small}`;
+    if (a === undefined || b === undefined) return { target, holds: undefined, detail: "not measured" };
+    return { target, holds: b / a <= 1.25, detail: `${(b * 1000).toFixed(2)} ms vs ${(a * 1000).toFixed(2)} ms = ${(b / a).toFixed(2)}x` };
+  });
+  const rss = scale.find((s) => s.objects === large && s.phase === "apply")?.rssMb ?? [];
+  out.push({ target: `peak memory of the ${large}-ConfigMap apply under 300 MB`, holds: rss.length ? Math.max(...rss) < 300 : undefined, detail: rss.length ? `${Math.max(...rss).toFixed(0)} MB` : "not measured" });
+  return out;
 }
 
 function checkTargets(rows: Row[], memory: MemoryResult[], help: Report["help"]): Target[] {
@@ -124,6 +159,28 @@ function table(header: string[], body: string[][]): string {
 }
 
 export function formatReport(report: Report, labels: Map<ToolId, string>): string {
+  const rtts = [...new Set(report.rows.map((r) => r.rtt))].sort((a, b) => a - b);
+  // Memory and --help are measured once, on loopback: shown under the first table only.
+  const out = rtts.map((rtt, i) => formatRows({ ...report, rows: report.rows.filter((r) => r.rtt === rtt), ...(i > 0 ? { memory: [], help: undefined } : {}) }, labels, rtt === 0 ? "loopback" : `${rtt} ms round trip (delay proxy)`));
+  if (report.scale.length) {
+    out.push("\nScale: ConfigMap-only packages, kpt-ts (seconds, median; ms per object; peak RSS of the apply)");
+    const sizes = [...new Set(report.scale.map((s) => s.objects))].sort((a, b) => a - b);
+    for (const n of sizes) {
+      const cells = (["apply", "noop", "destroy"] as const).map((phase) => {
+        const s = report.scale.find((x) => x.objects === n && x.phase === phase);
+        const st = summarize(s?.samples ?? []);
+        return st ? `${phase} ${fmtS(st.median)} (${((st.median * 1000) / n).toFixed(2)} ms/obj)` : `${phase} ${s?.failures.length ? "FAILED" : "-"}`;
+      });
+      const rss = report.scale.find((x) => x.objects === n && x.phase === "apply")?.rssMb ?? [];
+      out.push(`  ${String(n).padStart(6)}: ${cells.join(", ")}${rss.length ? `; peak ${Math.max(...rss).toFixed(0)} MB` : ""}`);
+    }
+  }
+  out.push("\nTargets");
+  for (const t of report.targets) out.push(`  ${t.holds === undefined ? "n/a " : t.holds ? "HOLDS" : "MISS "}  ${t.target}: ${t.detail}`);
+  return out.join("\n");
+}
+
+function formatRows(report: Report, labels: Map<ToolId, string>, title: string): string {
   const tools = [...new Set(report.rows.map((r) => r.tool))];
   const sizes = [...new Set(report.rows.map((r) => r.size))].sort((a, b) => a - b);
   const find = (size: number, phase: Phase, tool: ToolId) => report.rows.find((r) => r.size === size && r.phase === phase && r.tool === tool);
@@ -131,7 +188,8 @@ export function formatReport(report: Report, labels: Map<ToolId, string>): strin
     !r?.stats ? (r?.failures.length ? "FAILED" : "-") : `${fmtS(r.stats.median)}${r.tool === "kpt-ts" || r.vsKptTs === undefined ? "" : ` x${r.vsKptTs.toFixed(1)}`}${r.failures.length ? "!" : ""}`;
   const out: string[] = [];
 
-  out.push("Medians (x = that tool's time / kpt-ts's time; above 1 means kpt-ts is faster; ! = some repetitions failed)\n");
+  out.push(`\n== ${title} ==\n`);
+  out.push("Medians (x = that tool's time / kpt-ts's time; above 1 means kpt-ts is faster; - = not run at this size; ! = some repetitions failed)\n");
   const matrix = sizes.flatMap((size, i) => [...(i ? [[]] : []), ...PHASES.map((phase) => [String(size), phase, ...tools.map((t) => cell(find(size, phase, t)))])]);
   out.push(table(["objects", "phase", ...tools.map((t) => labels.get(t) ?? t)], matrix));
 
@@ -165,8 +223,6 @@ export function formatReport(report: Report, labels: Map<ToolId, string>): strin
     const { kptTs, nodeFloor, runs } = report.help;
     out.push(`\nkpt-ts --help (${runs} runs): median ${fmtMs(kptTs.median)}, min ${fmtMs(kptTs.min)}, max ${fmtMs(kptTs.max)}; node -e 0: median ${fmtMs(nodeFloor.median)}`);
   }
-  out.push("\nTargets (issue 6)");
-  for (const t of report.targets) out.push(`  ${t.holds === undefined ? "n/a " : t.holds ? "HOLDS" : "MISS "}  ${t.target}: ${t.detail}`);
   return out.join("\n");
 }
 

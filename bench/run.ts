@@ -1,18 +1,20 @@
-// `npm run bench [-- --quick | --reps N --sizes 100,500 --tools kpt-ts,kpt ...]`
+// `npm run bench [-- --quick | --reps N --sizes 100,500 --tools kpt-ts,kpt --rtt 0,20ms --scale 1000,10000 ...]`
 // Starts (or reuses) the local cluster, then times kpt-ts against kpt, kubectl's applyset, kapp and a
 // bare server-side apply loop on the same cluster, each tool in its own namespace, and prints and
 // writes the results (bench/results/<timestamp>.json).
 
 import { execFile } from "node:child_process";
-import { copyFile, mkdir, mkdtemp, rm } from "node:fs/promises";
+import { copyFile, mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { cpus, release, tmpdir, totalmem } from "node:os";
 import { join, resolve } from "node:path";
 import { promisify, parseArgs } from "node:util";
 import { createNamespace, deleteLeftoverNamespaces, deleteNamespace, kubectl, startCluster } from "./cluster.js";
 import { ensureKapp } from "./kapp.js";
 import { runSteps, runTimed, runWithPeakMemory, summarize, type Command } from "./measure.js";
-import { generatePackage, writePackage } from "./package.js";
-import { buildReport, formatReport, writeJson, type Measurement, type MemoryResult, type Report } from "./report.js";
+import { generateConfigMaps, generatePackage, writePackage } from "./package.js";
+import { buildReport, formatReport, writeJson, type Measurement, type MemoryResult, type Report, type ScaleResult } from "./report.js";
+import { drawChart } from "./chart.js";
+import { parseRtt, proxiedKubeconfig, startDelayProxy } from "./delay-proxy.js";
 import { buildBareLoop, createTools, PHASES, type PackageDirs, type Tool, type ToolId } from "./tools.js";
 
 const BENCH = import.meta.dirname;
@@ -31,7 +33,16 @@ const USAGE = `usage: npm run bench -- [options]
   --reconcile-timeout D   for kpt and kpt-ts applies, and kubectl wait (default 10m)
   --memory-objects N      package size for kpt-ts's peak memory; 0 skips it (default 5000)
   --help-runs N           runs of kpt-ts --help (default 30)
-  --keep                  keep the generated packages and logs`;
+  --rtt A,B,...           round-trip times to run everything at: 0 is loopback, 20ms puts a TCP
+                          delay proxy (10 ms each way, TLS passed through) between every tool
+                          and the API server (default 0)
+  --distant-tools a,b     the tools run at the RTTs above 0 (default: all selected)
+  --scale A,B             also time kpt-ts on ConfigMap-only packages of A and B objects (apply,
+                          no-op, destroy; peak RSS of each apply), on loopback
+  --keep                  keep the generated packages and logs
+
+The SVG chart (time per phase against size, one line per tool and RTT) is written next to the
+JSON, and to docs/benchmark.svg when the run completes.`;
 
 function options() {
   const { values } = parseArgs({
@@ -45,6 +56,9 @@ function options() {
       "reconcile-timeout": { type: "string", default: "10m" },
       "memory-objects": { type: "string", default: "5000" },
       "help-runs": { type: "string" },
+      rtt: { type: "string", default: "0" },
+      "distant-tools": { type: "string" },
+      scale: { type: "string" },
       keep: { type: "boolean", default: false },
       help: { type: "boolean", short: "h", default: false },
     },
@@ -68,6 +82,9 @@ function options() {
     reconcileTimeout: values["reconcile-timeout"],
     memoryObjects: Number(values["memory-objects"]),
     helpRuns: Number(values["help-runs"] ?? (q ? 10 : 30)),
+    rtts: values.rtt.split(",").map(parseRtt),
+    distantTools: values["distant-tools"]?.split(",") as ToolId[] | undefined,
+    scale: (values.scale ?? "").split(",").filter(Boolean).map(Number),
     keep: values.keep,
   };
 }
@@ -75,8 +92,8 @@ function options() {
 const version = (cmd: string, args: string[]) => exec(cmd, args).then((r) => r.stdout.trim().split("\n")[0] ?? "", () => "unavailable");
 
 /** Writes the tool's base and changed package for one size; kpt-style tools also get their inventory. */
-async function preparePackage(env: NodeJS.ProcessEnv, work: string, tool: Tool, size: number, namespace: string): Promise<PackageDirs> {
-  const dir = join(work, "packages", `${size}`, tool.id);
+async function preparePackage(env: NodeJS.ProcessEnv, work: string, tool: Tool, size: number, namespace: string, tag = ""): Promise<PackageDirs> {
+  const dir = join(work, "packages", `${size}${tag}`, tool.id);
   const pkg = { namespace, base: join(dir, "base"), changed: join(dir, "changed") };
   const { base, changed } = generatePackage(size, namespace);
   await writePackage(pkg.base, base, { kptfile: tool.kptPackage });
@@ -90,7 +107,7 @@ async function preparePackage(env: NodeJS.ProcessEnv, work: string, tool: Tool, 
 }
 
 /** apply, noop, change, destroy in a fresh namespace, which is gone again before this returns. */
-async function cycle(env: NodeJS.ProcessEnv, work: string, tool: Tool, size: number, rep: number, pkg: PackageDirs, out: Measurement[]): Promise<void> {
+async function cycle(env: NodeJS.ProcessEnv, toolEnv: NodeJS.ProcessEnv, rtt: number, work: string, tool: Tool, size: number, rep: number, pkg: PackageDirs, out: Measurement[]): Promise<void> {
   await createNamespace(env, pkg.namespace);
   const times: string[] = [];
   try {
@@ -98,8 +115,8 @@ async function cycle(env: NodeJS.ProcessEnv, work: string, tool: Tool, size: num
     for (const phase of PHASES) {
       // Without a first apply, the no-op and change runs would measure something else; destroy still cleans up.
       if (!applied && (phase === "noop" || phase === "change")) continue;
-      const m = out.find((x) => x.size === size && x.phase === phase && x.tool === tool.id)!;
-      const r = await runSteps(tool.steps(phase, pkg), { env, timeoutMs: 45 * 60_000, logPrefix: join(work, "logs", `${size}-${tool.id}-${rep + 1}-${phase}`) });
+      const m = out.find((x) => x.rtt === rtt && x.size === size && x.phase === phase && x.tool === tool.id)!;
+      const r = await runSteps(tool.steps(phase, pkg), { env: toolEnv, timeoutMs: 45 * 60_000, logPrefix: join(work, "logs", `${rtt}ms-${size}-${tool.id}-${rep + 1}-${phase}`) });
       if (r.ok) {
         m.samples.push(r.seconds);
         times.push(`${phase} ${r.seconds.toFixed(2)}s`);
@@ -111,7 +128,7 @@ async function cycle(env: NodeJS.ProcessEnv, work: string, tool: Tool, size: num
       }
     }
   } finally {
-    log(`${size} objects, rep ${rep + 1}: ${tool.label.padEnd(20)} ${times.join(", ")}`);
+    log(`${rtt ? `${rtt} ms RTT, ` : ""}${size} objects, rep ${rep + 1}: ${tool.label.padEnd(20)} ${times.join(", ")}`);
     await deleteNamespace(env, pkg.namespace);
   }
 }
@@ -134,6 +151,45 @@ async function measureMemory(env: NodeJS.ProcessEnv, work: string, tools: Tool[]
     await deleteNamespace(env, pkg.namespace);
   }
   return results;
+}
+
+/** kpt-ts on ConfigMap-only packages (issue 17): apply (with its peak RSS), no-op and destroy at each size. */
+async function measureScale(env: NodeJS.ProcessEnv, work: string, tools: Tool[], sizes: number[], reps: number, out: ScaleResult[]): Promise<void> {
+  const tool = tools.find((t) => t.id === "kpt-ts");
+  if (!tool) return;
+  for (const objects of sizes) {
+    const namespace = `bench-scale-${objects}`;
+    const dir = join(work, "packages", `scale-${objects}`);
+    const pkg: PackageDirs = { namespace, base: join(dir, "base"), changed: join(dir, "base") };
+    await writePackage(pkg.base, generateConfigMaps(objects, namespace), { kptfile: true });
+    const init = await runTimed(tool.init!(pkg.base), { env });
+    if (!init.ok) throw new Error(`kpt-ts live init failed: ${init.tail}`);
+    const entry = (phase: ScaleResult["phase"]) => {
+      let e = out.find((x) => x.objects === objects && x.phase === phase);
+      if (!e) out.push((e = { objects, phase, samples: [], rssMb: [], failures: [] }));
+      return e;
+    };
+    for (let rep = 0; rep < reps; rep++) {
+      await createNamespace(env, namespace);
+      try {
+        const apply = await runWithPeakMemory(tool.steps("apply", pkg)[0]!, { env, timeoutMs: 45 * 60_000 });
+        const times = [`apply ${apply.seconds.toFixed(2)}s (${apply.rssMb.toFixed(0)} MB)`];
+        if (apply.ok) {
+          entry("apply").samples.push(apply.seconds);
+          entry("apply").rssMb.push(apply.rssMb);
+          for (const phase of ["noop", "destroy"] as const) {
+            const r = await runTimed(tool.steps(phase, pkg)[0]!, { env, timeoutMs: 45 * 60_000 });
+            if (r.ok) entry(phase).samples.push(r.seconds);
+            else entry(phase).failures.push({ seconds: r.seconds, output: r.tail });
+            times.push(`${phase} ${r.ok ? `${r.seconds.toFixed(2)}s` : "FAILED"}`);
+          }
+        } else entry("apply").failures.push({ seconds: apply.seconds, output: apply.tail });
+        log(`scale: ${objects} ConfigMaps, rep ${rep + 1}: ${times.join(", ")}${apply.ok ? "" : `\n${apply.tail.slice(-600)}`}`);
+      } finally {
+        await deleteNamespace(env, namespace);
+      }
+    }
+  }
 }
 
 async function measureHelp(env: NodeJS.ProcessEnv, runs: number): Promise<Report["help"]> {
@@ -178,15 +234,16 @@ async function main(): Promise<void> {
 
   const work = await mkdtemp(join(tmpdir(), "kpt-ts-bench-"));
   await mkdir(join(work, "logs"));
-  const toolsAt = (size: number) => tools.filter((t) => size <= (opts.maxSize[t.id] ?? Infinity));
-  const measurements: Measurement[] = opts.sizes.flatMap((size) => PHASES.flatMap((phase) => toolsAt(size).map((t) => ({ size, phase, tool: t.id, samples: [], failures: [] }))));
+  const toolsAt = (size: number, rtt: number) => tools.filter((t) => size <= (opts.maxSize[t.id] ?? Infinity) && (rtt === 0 || !opts.distantTools || opts.distantTools.includes(t.id)));
+  const measurements: Measurement[] = opts.rtts.flatMap((rtt) => opts.sizes.flatMap((size) => PHASES.flatMap((phase) => toolsAt(size, rtt).map((t) => ({ rtt, size, phase, tool: t.id, samples: [], failures: [] })))));
+  const scale: ScaleResult[] = [];
   const packages: Record<number, ReturnType<typeof generatePackage>["counts"]> = {};
   let memory: MemoryResult[] = [];
   let help: Report["help"];
   const labels = new Map(tools.map((t) => [t.id, t.label]));
   const resultsFile = { current: "" };
   const save = async (done: boolean) => {
-    const report = buildReport(measurements, memory, help);
+    const report = buildReport(measurements, memory, help, scale);
     const data = {
       startedAt: startedAt.toISOString(),
       finishedAt: done ? new Date().toISOString() : undefined,
@@ -198,21 +255,44 @@ async function main(): Promise<void> {
       packages,
       ...report,
     };
-    if (resultsFile.current) await rm(resultsFile.current, { force: true });
+    if (resultsFile.current) await Promise.all([rm(resultsFile.current, { force: true }), rm(resultsFile.current.replace(/\.json$/, ".svg"), { force: true })]);
     resultsFile.current = await writeJson(join(BENCH, "results"), data);
+    const svg = drawChart(measurements, labels, `kpt-ts benchmark ${startedAt.toISOString().slice(0, 10)}: median seconds per phase against package size (log-log)`);
+    await writeFile(resultsFile.current.replace(/\.json$/, ".svg"), svg);
+    if (done) await writeFile(join(REPO, "docs", "benchmark.svg"), svg);
     return report;
   };
 
-  for (const size of opts.sizes) {
-    const pkgs = new Map<ToolId, PackageDirs>();
-    const sized = toolsAt(size);
-    for (const tool of sized) pkgs.set(tool.id, await preparePackage(env, work, tool, size, `bench-${tool.id}-${size}`));
-    packages[size] = generatePackage(size, "x").counts;
-    for (let rep = 0; rep < opts.reps; rep++) {
-      // Rotate the order so that no tool always runs right after the same other one.
-      const order = sized.map((_, i) => sized[(i + rep) % sized.length]!);
-      for (const tool of order) await cycle(env, work, tool, size, rep, pkgs.get(tool.id)!, measurements);
+  const server = new URL(cluster.server);
+  for (const rtt of opts.rtts) {
+    // Distance: every tool talks to the API server through the delay proxy; setup and cleanup do not.
+    const proxy = rtt > 0 ? await startDelayProxy({ host: server.hostname, port: Number(server.port || 443) }, rtt) : undefined;
+    const toolEnv = { ...env };
+    if (proxy) {
+      const kubeconfig = join(work, `kubeconfig-${rtt}ms`);
+      await writeFile(kubeconfig, proxiedKubeconfig(await readFile(cluster.kubeconfig, "utf8"), proxy.port));
+      toolEnv.KUBECONFIG = kubeconfig;
+      log(`${rtt} ms round trip: tools reach the API server through 127.0.0.1:${proxy.port}`);
     }
+    try {
+      for (const size of opts.sizes) {
+        const pkgs = new Map<ToolId, PackageDirs>();
+        const sized = toolsAt(size, rtt);
+        for (const tool of sized) pkgs.set(tool.id, await preparePackage(env, work, tool, size, `bench-${tool.id}-${size}`, `-${rtt}ms`));
+        packages[size] = generatePackage(size, "x").counts;
+        for (let rep = 0; rep < opts.reps; rep++) {
+          // Rotate the order so that no tool always runs right after the same other one.
+          const order = sized.map((_, i) => sized[(i + rep) % sized.length]!);
+          for (const tool of order) await cycle(env, toolEnv, rtt, work, tool, size, rep, pkgs.get(tool.id)!, measurements);
+        }
+        await save(false);
+      }
+    } finally {
+      await proxy?.close();
+    }
+  }
+  if (opts.scale.length) {
+    await measureScale(env, work, tools, opts.scale, opts.reps, scale);
     await save(false);
   }
   memory = await measureMemory(env, work, tools, opts.memoryObjects);

@@ -25,6 +25,11 @@ export interface InitEvent {
   objects: { ref: ObjRef; action: "Apply" | "Prune" | "Delete" }[];
   /** What the run is about to do, decided before its first write (see plan/types.ts); always set by the engine. */
   plan?: RunPlan;
+  /**
+   * The plan writes nothing (nothing to create, update, delete or detach; the inventory already
+   * lists every object): the run then writes no inventory, no status and no change record.
+   */
+  changesNothing?: boolean;
 }
 
 export interface GroupEvent {
@@ -124,13 +129,23 @@ export interface RunStats {
   wait: WaitStats;
 }
 
+/**
+ * Something the user should know that is neither an object's outcome nor a failure of the run
+ * (statuses left out of an inventory too large to hold them). Printed once, as `[WARN] ...` on
+ * stderr; kpt's JSON has no event for it, so `--output json` prints it on stderr too.
+ */
+export interface WarningEvent {
+  type: "warning";
+  message: string;
+}
+
 /** The last event of every run that was not aborted. */
 export interface SummaryEvent {
   type: "summary";
   stats: RunStats;
 }
 
-export type EngineEvent = InitEvent | GroupEvent | ApplyEvent | PruneEvent | WaitEvent | StatusEvent | WaitingEvent | SummaryEvent;
+export type EngineEvent = InitEvent | GroupEvent | ApplyEvent | PruneEvent | WaitEvent | StatusEvent | WaitingEvent | WarningEvent | SummaryEvent;
 
 export function emptyStats(): RunStats {
   return {

@@ -12,6 +12,7 @@ export type ApiReason =
   | "BadRequest"
   | "MethodNotAllowed"
   | "Gone"
+  | "RequestEntityTooLarge"
   | "Timeout"
   | "InternalError"
   | "ServiceUnavailable"
@@ -43,6 +44,18 @@ export class ApiError extends Error {
   get conflict(): boolean {
     return this.status === 409;
   }
+  /**
+   * The request is larger than the server takes (413 from the API server, or etcd's "request is
+   * too large" relayed as a 500): it can never succeed as it is, so it is never retried.
+   */
+  get tooLarge(): boolean {
+    return isTooLarge(this.status, this.message);
+  }
+}
+
+/** See ApiError.tooLarge. */
+export function isTooLarge(status: number, message: string): boolean {
+  return status === 413 || (status >= 500 && /request is too large|too large|exceeds the maximum|message larger than max/i.test(message));
 }
 
 const BY_STATUS: Record<number, ApiReason> = {
@@ -53,6 +66,7 @@ const BY_STATUS: Record<number, ApiReason> = {
   405: "MethodNotAllowed",
   409: "Conflict",
   410: "Gone",
+  413: "RequestEntityTooLarge",
   415: "UnsupportedMediaType",
   422: "Invalid",
   429: "TooManyRequests",

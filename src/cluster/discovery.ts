@@ -1,7 +1,9 @@
 // Which kinds the cluster serves, and as which resource and scope. Fetched once per run with
-// aggregated discovery (two requests in all); refreshed when a kind is missing, so CRDs applied
+// aggregated discovery (two requests in all), revalidated against the copy on disk by ETag (an
+// unchanged answer is a 304 with no payload); refreshed when a kind is missing, so CRDs applied
 // earlier in the same run become usable for later waves.
 
+import type { HttpCache } from "./disk-cache.js";
 import type { Transport } from "./transport.js";
 
 export interface ResourceMapping {
@@ -30,7 +32,10 @@ export class RestMapper {
   private loading?: Promise<void>;
   private loadedAt = 0;
 
-  constructor(private readonly transport: Transport) {}
+  constructor(
+    private readonly transport: Transport,
+    private readonly cache?: HttpCache,
+  ) {}
 
   private async load(): Promise<void> {
     const [core, apis] = await Promise.all([this.fetchAggregated("/api"), this.fetchAggregated("/apis")]);
@@ -63,8 +68,14 @@ export class RestMapper {
 
   /** Aggregated discovery when the server has it (1.30+ by default), else the per-version walk. */
   private async fetchAggregated(path: "/api" | "/apis"): Promise<any[]> {
-    const res = await this.transport.request<any>("GET", path, { what: `discovery ${path}`, accept: AGGREGATED });
-    if (res?.kind === "APIGroupDiscoveryList") return res.items ?? [];
+    const key = `discovery ${path} ${AGGREGATED}`;
+    const cached = await this.cache?.read(key);
+    const { body, changed } = await this.transport.revalidate(path, cached, { what: `discovery ${path}`, accept: AGGREGATED });
+    const res = JSON.parse(body);
+    if (res?.kind === "APIGroupDiscoveryList") {
+      if (changed?.etag) void this.cache?.write(key, changed);
+      return res.items ?? [];
+    }
     return this.fetchLegacy(path, res);
   }
 
@@ -106,6 +117,11 @@ export class RestMapper {
       throw err;
     });
     return this.loading;
+  }
+
+  /** True once discovery has been read in this run. */
+  get loaded(): boolean {
+    return this.loadedAt > 0;
   }
 
   /** Forgets what was discovered (after CRDs changed); the next lookup reloads. */

@@ -8,7 +8,8 @@
 // DELETE (a repeat after success gets 404, i.e. gone), merge/strategic/apply patches (the same
 // patch twice gives the same object), and creates with a fixed name (a repeat after success gets
 // 409 AlreadyExists, which callers read as "it exists": patch it, or compare). JSON patches
-// (`add` to a list) and creates with generateName are not repeated.
+// (`add` to a list) and creates with generateName are not repeated. A request the server found
+// too large (413, or etcd's "request is too large" as a 500) is never repeated: it cannot succeed.
 
 export type Outcome =
   /**
@@ -18,7 +19,7 @@ export type Outcome =
    */
   | { kind: "network"; code: string; reachedBefore?: boolean }
   /** An HTTP error answer. */
-  | { kind: "http"; status: number; retryAfterSeconds?: number };
+  | { kind: "http"; status: number; retryAfterSeconds?: number; tooLarge?: boolean };
 
 export interface RetryLimits {
   /** Tries in all for failures (network errors, 5xx), the first included. */
@@ -70,6 +71,8 @@ export function retryDelayMs(outcome: Outcome, attempt: number, idempotent: bool
     if (MAYBE_SENT.has(outcome.code) && idempotent) return backoff;
     return undefined;
   }
+  // Larger than the server (or etcd behind it) takes: the same request can never succeed.
+  if (outcome.tooLarge || outcome.status === 413) return undefined;
   const afterSeconds = outcome.retryAfterSeconds;
   const serverSays = afterSeconds !== undefined ? Math.round(Math.min(limits.maxRetryAfterSeconds, Math.max(1, afterSeconds)) * 1000 * jitter) : undefined;
   if (outcome.status === 429) {

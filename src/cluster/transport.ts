@@ -25,6 +25,14 @@ export interface RequestOptions {
   what?: string;
   /** Whether sending it twice is harmless (see retry-policy.ts); by default from the method. */
   idempotent?: boolean;
+  /** Extra request headers (If-None-Match). */
+  headers?: Record<string, string>;
+}
+
+/** A cached answer: its body and the ETag the server gave it. */
+export interface CachedBody {
+  etag?: string;
+  body: string;
 }
 
 export interface TransportStats {
@@ -120,6 +128,7 @@ export class Transport {
     const headers: Record<string, string | string[]> = {
       accept: opts.accept ?? "application/json",
       "user-agent": this.userAgent,
+      ...opts.headers,
       ...creds.headers,
     };
     // As kubectl (Go's transport): ask for gzip unless disabled; the server compresses large answers.
@@ -232,6 +241,22 @@ export class Transport {
    * whether an earlier try may have taken effect), ClusterError when the server cannot be reached.
    */
   async request<T = any>(method: string, path: string, opts: RequestOptions = {}): Promise<T> {
+    const { text } = await this.exchange(method, path, opts);
+    return (text ? JSON.parse(text) : undefined) as T;
+  }
+
+  /**
+   * A GET revalidated against a cached copy: sent with its ETag, a 304 answer means the cached
+   * body is current. Returns the current body and, when it changed, the new entry to cache.
+   */
+  async revalidate(path: string, cached: CachedBody | undefined, opts: RequestOptions = {}): Promise<{ body: string; changed?: CachedBody }> {
+    const headers = cached?.etag ? { ...opts.headers, "if-none-match": cached.etag } : opts.headers;
+    const { status, text, etag } = await this.exchange("GET", path, { ...opts, ...(headers ? { headers } : {}) });
+    if (status === 304 && cached) return { body: cached.body };
+    return { body: text, changed: { ...(etag ? { etag } : {}), body: text } };
+  }
+
+  private async exchange(method: string, path: string, opts: RequestOptions): Promise<{ status: number; text: string; etag?: string }> {
     const what = opts.what ?? `${method} ${path}`;
     const idempotent = opts.idempotent ?? isIdempotent(method, opts.contentType);
     for (let attempt = 1; ; attempt++) {
@@ -259,11 +284,12 @@ export class Transport {
       }
       this.reached = true;
       const status = res.statusCode ?? 0;
-      if (status >= 200 && status < 300) return (text ? JSON.parse(text) : undefined) as T;
+      const etag = typeof res.headers.etag === "string" ? res.headers.etag : undefined;
+      if ((status >= 200 && status < 300) || (status === 304 && opts.headers?.["if-none-match"])) return { status, text, ...(etag ? { etag } : {}) };
       const retryAfter = res.headers["retry-after"];
       const err = apiErrorFrom(status, text, what, Array.isArray(retryAfter) ? retryAfter[0] : retryAfter);
       err.attempts = attempt;
-      const delay = retryDelayMs({ kind: "http", status, retryAfterSeconds: err.retryAfterSeconds }, attempt, idempotent);
+      const delay = retryDelayMs({ kind: "http", status, retryAfterSeconds: err.retryAfterSeconds, tooLarge: err.tooLarge }, attempt, idempotent);
       if (delay === undefined) throw err;
       if (status === 429) this.stats.throttled++;
       else this.stats.retries++;

@@ -27,7 +27,7 @@ export const connectionFlags = {
   asUid: optionalText("--as-uid <uid>", "UID to impersonate for the operation"),
   requestTimeout: duration("--request-timeout <duration>", "how long to wait for a single server request (e.g. 1s, 2m); 0 waits as long as it takes", "0"),
   disableCompression: bool("disable-compression", "do not ask the server to compress its responses"),
-  cacheDir: optionalText("--cache-dir <path>", "accepted for kpt compatibility; kpt-ts keeps no discovery cache"),
+  cacheDir: optionalText("--cache-dir <path>", "directory of the discovery and OpenAPI cache (default: ~/.cache/kpt-ts/http; \"off\" disables it)"),
 };
 
 /** Flags of `live` that every subcommand inherits (shown under "Global Flags" in each command's help). */

@@ -30,5 +30,5 @@ export function connectionOptions(g: GlobalFlags): KubeconfigOptions {
 }
 
 export function openCluster(g: GlobalFlags, opts: { maxSockets?: number } = {}): KubeCluster {
-  return new KubeCluster({ ...connectionOptions(g), maxSockets: opts.maxSockets, userAgent: "kpt-ts" });
+  return new KubeCluster({ ...connectionOptions(g), maxSockets: opts.maxSockets, userAgent: "kpt-ts", ...(g.cacheDir ? { httpCache: g.cacheDir } : {}) });
 }

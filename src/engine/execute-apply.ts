@@ -9,7 +9,7 @@ import { installResourceGroupCrd, inventoryUnchangedSince, writeClusterInventory
 import { nextInventory } from "../inventory/next-inventory.js";
 import { refKey, RefSet, type ObjRef } from "../object/ref.js";
 import type { KubeObject } from "../object/types.js";
-import type { ApplyPlan, PlannedApply } from "../plan/types.js";
+import { planChangesNothing, type ApplyPlan, type PlannedApply } from "../plan/types.js";
 import { applyBlockedBy } from "../prune/dependency-gate.js";
 import type { LiveCache } from "../status/live-cache.js";
 import { WaitExplainer } from "../status/wait-explainer.js";
@@ -18,7 +18,7 @@ import { forEachLimited } from "../util/pool.js";
 import { applyObject, type ApplyObjectContext } from "./apply-object.js";
 import { servedKinds, waitUntilServed } from "./crd-discovery.js";
 import { notDeleted, runDeleteWaves } from "./delete-waves.js";
-import { changedInventory, createInventoryNamespace, existing, statusEntries } from "./inventory-steps.js";
+import { changedInventory, createInventoryNamespace, existing, fittingStatuses, statusEntries } from "./inventory-steps.js";
 import type { ResolvedOptions } from "./options.js";
 import type { Recorder } from "./recorder.js";
 import { localPreviewNote } from "../apply/local-preview.js";
@@ -123,21 +123,29 @@ export async function executeApply(plan: ApplyPlan, cluster: Cluster, cache: Liv
 
   // The final inventory: everything that may still exist.
   emit({ type: "group", action: "Inventory", status: "Started" });
-  if (!dry) {
+  // A no-op writes nothing: the stored inventory already lists every object and its statuses
+  // stay as the last run that changed something left them (kapp, too, records no change then).
+  if (!dry && !(planChangesNothing(plan) && wroteNothing(recorder))) {
     const applied = [...localRefs].filter((r) => recorder.actuated(r) === "Successful");
     applied.push(...(await existing(cluster, mayExist)));
     const notApplied = [...localRefs].filter((r) => recorder.actuated(r) !== "Successful");
     const final = nextInventory({ previous: plan.inventory.previous, applied, notApplied, notDeleted: notDeleted(plan.deletes, recorder, abandoned, o.wait), abandoned });
     const pruned = new RefSet(plan.deletes.map((d) => d.ref));
-    const statuses = o.statusPolicy === "all" ? statusEntries(final, pruned, recorder) : undefined;
+    const statuses = fittingStatuses(info, final, o.statusPolicy === "all" ? statusEntries(final, pruned, recorder) : undefined, stored, emit);
     // Another run of the package may have written it meanwhile: then theirs and ours are merged.
     if (changedInventory(stored, final, statuses) || !(await inventoryUnchangedSince(cluster, info, stored))) {
-      await writeClusterInventory(cluster, info, final, { statuses, basedOn: stored ?? null, onConflict: "merge" });
+      await writeClusterInventory(cluster, info, final, { statuses, basedOn: stored ?? null, onConflict: "merge", onWarning: (message) => emit({ type: "warning", message }) });
     }
   }
   emit({ type: "group", action: "Inventory", status: "Finished" });
   if (o.signal?.aborted) throw new CancelledError("interrupted: the inventory lists every object that may exist; run apply again to finish");
   emit({ type: "summary", stats: recorder.stats });
+}
+
+/** No write was made or attempted: every apply found its object unchanged and nothing was pruned. */
+function wroteNothing(recorder: Recorder): boolean {
+  const { apply, prune } = recorder.stats;
+  return apply.created + apply.configured + apply.failed + prune.successful + prune.failed === 0;
 }
 
 /** Kinds defined by a wave's CRDs become usable for the next waves, once discovery lists them. */

@@ -3,9 +3,11 @@
 
 import { withLastApplied } from "../apply/csa/last-applied.js";
 import type { Cluster } from "../cluster/types.js";
+import { formatBytes, inventoryBytes, inventoryFit, objectsThatFit } from "../inventory/inventory-size.js";
 import type { ResourceStatusEntry } from "../inventory/resource-group.js";
+import type { EngineEvent } from "../events.js";
 import { refKey, refOf, RefSet, type ObjRef } from "../object/ref.js";
-import type { KubeObject, PackageObject } from "../object/types.js";
+import type { InventoryInfo, KubeObject, PackageObject } from "../object/types.js";
 import type { Recorder } from "./recorder.js";
 
 /** kpt creates the inventory's Namespace first when the package defines it, so the inventory can be stored. */
@@ -56,4 +58,22 @@ export function changedInventory(stored: KubeObject | undefined, final: ObjRef[]
     const old = byKey.get(refKey(s.ref));
     return !old || old.strategy !== s.strategy || old.actuation !== s.actuation || old.reconcile !== s.reconcile;
   });
+}
+
+/**
+ * The statuses to store with the final list: all of them when they fit in one object, else none
+ * (an empty status, which also clears older ones) and one warning. Status recording is advisory.
+ */
+export function fittingStatuses(info: InventoryInfo, final: ObjRef[], statuses: ResourceStatusEntry[] | undefined, stored: KubeObject | undefined, emit: (e: EngineEvent) => void): ResourceStatusEntry[] | undefined {
+  if (!statuses || inventoryFit(info, final, statuses, stored) !== "list-only") return statuses;
+  const n = (x: number) => x.toLocaleString("en-US");
+  const fit = objectsThatFit(info, final, stored);
+  emit({
+    type: "warning",
+    message:
+      `the inventory ResourceGroup ${info.namespace}/${info.name} lists ${n(final.length)} objects; with their statuses it would take ${formatBytes(inventoryBytes(info, final, statuses, stored))}, ` +
+      `more than the API server stores in one object (etcd's request limit, 1.5 MiB by default), so it was written without them (status recording is advisory; \`live status\` reads the objects themselves). ` +
+      `Pass --status-policy=none to not record statuses, or split the package: ${n(fit.withStatuses)} objects like these fit with their statuses.`,
+  });
+  return [];
 }

@@ -6,6 +6,7 @@ import type { EngineEvent } from "../events.js";
 import type { Package } from "../object/types.js";
 import { gatherApplyFacts } from "../plan/gather.js";
 import { planApply, plannedRefs } from "../plan/plan-apply.js";
+import { planChangesNothing } from "../plan/types.js";
 import { EventChannel } from "../util/event-channel.js";
 import { executeApply } from "./execute-apply.js";
 import { resolveOptions, type EngineOptions } from "./options.js";
@@ -22,7 +23,7 @@ export function runApply(pkg: Package, cluster: Cluster, options: EngineOptions 
       if (o.confirm && !dry) await o.confirm(plan);
       const recorder = new Recorder(channel);
       const info = plan.inventory.info;
-      recorder.emit({ type: "init", command: "apply", dryRun: o.dryRun, inventory: { name: info.name, namespace: info.namespace, id: info.id }, objects: plannedRefs(plan), plan });
+      recorder.emit({ type: "init", command: "apply", dryRun: o.dryRun, inventory: { name: info.name, namespace: info.namespace, id: info.id }, objects: plannedRefs(plan), plan, changesNothing: planChangesNothing(plan) });
       await executeApply(plan, cluster, cache, recorder, o);
     } finally {
       cache.close();

@@ -2,7 +2,9 @@
 // record once the run has reached the cluster (apply: after the inventory is stored, so its
 // namespace exists; destroy: at once), updated when it ends (succeeded, failed, or
 // interrupted by Ctrl-C), then retention. A process killed outright leaves `running` behind,
-// which `live history` shows as `unknown` once a newer change exists. History is informational:
+// which `live history` shows as `unknown` once a newer change exists. An apply whose plan changes
+// nothing records nothing (as kapp), unless a write happened after all (an object changed
+// between the plan and its apply). History is informational:
 // a record that cannot be written is a warning, never a failed run.
 
 import { ApiError } from "../cluster/api-error.js";
@@ -26,6 +28,8 @@ export async function* recordChanges(events: AsyncIterable<EngineEvent>, o: Reco
   let record: ChangeRecord | undefined;
   let ended = false;
   let storeTried = false;
+  // A no-op plan: stored only at the end, and only if the run wrote something after all.
+  let quiet = false;
 
   const warn = (what: string, err: unknown) => {
     if (!record) return;
@@ -50,10 +54,11 @@ export async function* recordChanges(events: AsyncIterable<EngineEvent>, o: Reco
     for await (const e of events) {
       if (e.type === "init" && e.dryRun === "none" && !(e.command === "destroy" && e.objects.length === 0)) {
         record = startChange({ command: e.command, inventory: e.inventory, user: o.cluster.user ?? "", startedAt: now() });
+        quiet = e.command === "apply" && e.changesNothing === true;
         if (e.command === "destroy") await store();
       } else if (record) {
         record = foldChange(record, e);
-        if (e.type === "group" && e.action === "Inventory" && e.status === "Finished") await store();
+        if (e.type === "group" && e.action === "Inventory" && e.status === "Finished" && !quiet) await store();
         if (e.type === "summary") record = finishChange(record, { finishedAt: now(), result: statsFailed(e.stats) ? "failed" : "succeeded" });
       }
       yield e;
@@ -72,6 +77,14 @@ export async function* recordChanges(events: AsyncIterable<EngineEvent>, o: Reco
   }
 
   async function save(final: ChangeRecord): Promise<void> {
+    if (quiet) {
+      // Written once, finished, when the no-op plan turned out to change something.
+      if (!changedSomething(final)) return;
+      record = final;
+      await store();
+      if (record.name) await pruneChanges(o.cluster, final.inventory, o.keep).catch((err: unknown) => warn("prune old records next to", err));
+      return;
+    }
     // Never stored: the run stopped before its inventory was (nothing changed), or storing it
     // failed and was reported already.
     if (!final.name) return;
@@ -81,4 +94,9 @@ export async function* recordChanges(events: AsyncIterable<EngineEvent>, o: Reco
       pruneChanges(o.cluster, final.inventory, o.keep).catch((err: unknown) => warn("prune old records next to", err)),
     ]);
   }
+}
+
+/** The run wrote, or tried to write, an object: a create, update or delete, or a failed apply, prune or delete. */
+function changedSomething(r: ChangeRecord): boolean {
+  return r.counts.create + r.counts.update + r.counts.delete > 0 || r.failed.some((f) => f.action !== "reconcile") || (r.moreFailed ?? 0) > 0;
 }

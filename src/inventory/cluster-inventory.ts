@@ -12,6 +12,7 @@ import { RESOURCE_GROUP_CRD, RESOURCE_GROUP_CRD_NAME } from "./resourcegroup-crd
 import { INVENTORY_ID_LABEL, RESOURCE_GROUP_API_VERSION, RESOURCE_GROUP_KIND } from "./keys.js";
 import { mergeConcurrent, sameRefs } from "./next-inventory.js";
 import { buildResourceGroup, buildResourceGroupStatus, inventoryIdOf, inventoryRef, refsOfResourceGroup, type ResourceStatusEntry } from "./resource-group.js";
+import { INVENTORY_BYTE_BUDGET, jsonBytes } from "./inventory-size.js";
 
 const CRD_REF: ObjRef = { group: "apiextensions.k8s.io", kind: "CustomResourceDefinition", namespace: "", name: RESOURCE_GROUP_CRD_NAME };
 
@@ -104,6 +105,8 @@ export interface WriteInventoryOptions {
    * touched); "merge" stores the union of their list and ours, so neither run's objects drop out.
    */
   onConflict?: "fail" | "merge";
+  /** Told when the server refused the statuses as too large (they are left out; the list is stored). */
+  onWarning?: (message: string) => void;
 }
 
 /**
@@ -116,9 +119,16 @@ export async function writeClusterInventory(cluster: Cluster, info: InventoryInf
   let want = refs;
   let stored: KubeObject | undefined;
   for (let attempt = 1; !stored; attempt++) {
-    const current = guarded ? base : await cluster.get(inventoryRef(info), opts.signal);
-    const desired = buildResourceGroup(info, want, current);
+    let current = guarded ? base : await cluster.get(inventoryRef(info), opts.signal);
+    let desired = buildResourceGroup(info, want, current);
     try {
+      // The server keeps the stored status through a spec write: when the new list and the old
+      // statuses together would be too large, the statuses go first.
+      if (current?.status && jsonBytes(desired) + jsonBytes(current.status) > INVENTORY_BYTE_BUDGET) {
+        current = await cluster.updateStatus(buildResourceGroupStatus(current, []), { signal: opts.signal });
+        if (guarded) base = current;
+        desired = buildResourceGroup(info, want, current);
+      }
       stored = current ? await cluster.update(desired, { signal: opts.signal }) : await cluster.create(desired, { signal: opts.signal });
     } catch (err) {
       if (err instanceof ApiError && err.status === 404 && /namespaces? ".*" not found/.test(err.message)) {
@@ -143,6 +153,11 @@ export async function writeClusterInventory(cluster: Cluster, info: InventoryInf
     try {
       return await cluster.updateStatus(buildResourceGroupStatus(stored, opts.statuses), { signal: opts.signal });
     } catch (err) {
+      // Statuses are advisory: a server whose limit is lower than we planned for stores the list without them.
+      if (err instanceof ApiError && err.tooLarge) {
+        opts.onWarning?.(`the API server refused the statuses of inventory ResourceGroup ${info.namespace}/${info.name} as too large (${briefApiError(err)}): the inventory lists its objects without them; pass --status-policy=none to not record them`);
+        return stored;
+      }
       // The status is ours alone to write: on a conflict, write it onto the newest copy.
       if (!(err instanceof ApiError && err.status === 409 && attempt < 8)) throw inventoryWriteError(info, err);
       stored = (await cluster.get(inventoryRef(info), opts.signal)) ?? stored;

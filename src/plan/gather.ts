@@ -27,15 +27,23 @@ export interface Gathered<F> {
 }
 
 export async function gatherApplyFacts(pkg: Package, cluster: Cluster, o: GatherOptions = {}): Promise<Gathered<ApplyFacts>> {
+  // The inventory is read while discovery (which preparing the objects needs) is.
+  const inventoryRead = readInventoryFacts(cluster, pkg.inventory, o.signal);
+  inventoryRead.catch(() => undefined);
   const objects = await prepareObjects(pkg, cluster, pkg.inventory.id);
   // Client-side apply patches built-in kinds with their OpenAPI merge keys: start the lookups now,
   // so the documents arrive while the inventory and live objects are read.
   const schemaFor = schemaLookup(cluster);
   if (!o.serverSide) for (const po of objects) schemaFor(po.object).catch(() => undefined);
-  const inventory = await readInventoryFacts(cluster, pkg.inventory, o.signal);
   const localRefs = new RefSet(objects.map((po) => refOf(po.object)));
   const cache = new LiveCache(cluster, { pollPeriodMs: o.pollPeriodMs, signal: o.signal });
   try {
+    // The package's objects are read while the inventory is: one round trip instead of two,
+    // which is what a cluster 20 ms away notices. Prune candidates follow once it is known.
+    const reading = cache.follow(localRefs);
+    reading.catch(() => undefined);
+    const inventory = await inventoryRead;
+    await reading;
     const refs = [...localRefs, ...pruneCandidates(inventory.previous, localRefs)];
     await cache.follow(refs);
     // Interrupted before the first write: what the cache knows may be partial, so stop here.
@@ -73,9 +81,11 @@ export async function gatherDestroyFacts(pkg: Package, cluster: Cluster, o: Gath
 }
 
 async function readInventoryFacts(cluster: Cluster, info: InventoryInfo, signal?: AbortSignal): Promise<InventoryFacts> {
-  const crdInstalled = await resourceGroupCrdInstalled(cluster);
+  // Both at once: the inventory's read does not wait for discovery (see KubeCluster.mapping).
+  const [crdInstalled, read] = await Promise.all([resourceGroupCrdInstalled(cluster), readClusterInventory(cluster, info, signal).then((r) => ({ r }), (err: unknown) => ({ err }))]);
   if (!crdInstalled) return { info, crdInstalled, previous: [] };
-  const stored = await readClusterInventory(cluster, info, signal);
+  if ("err" in read) throw read.err;
+  const stored = read.r;
   return { info, crdInstalled, ...(stored.object ? { stored: stored.object } : {}), previous: stored.refs };
 }
 

@@ -6,9 +6,11 @@
 import { isCsaNoop, planClientSideApply, type CsaPlan } from "../apply/csa/plan-csa.js";
 import { isSsaNoop } from "../apply/ssa-noop.js";
 import { crdMissingError } from "../inventory/cluster-inventory.js";
+import { formatBytes, inventoryBytes, inventoryFit, objectsThatFit } from "../inventory/inventory-size.js";
 import { ownershipOf, policyAllows, policyRefusal, type InventoryPolicy } from "../inventory/policy.js";
+import { PackageError } from "../errors.js";
 import { refKey, refOf, RefSet, type ObjRef } from "../object/ref.js";
-import type { KubeObject, PackageObject } from "../object/types.js";
+import type { InventoryInfo, KubeObject, PackageObject } from "../object/types.js";
 import { graphIssuesError } from "../order/graph-issues.js";
 import { orderWaves } from "../order/graph.js";
 import { pruneCandidates, stillThere } from "../prune/candidates.js";
@@ -76,6 +78,7 @@ export function planApply(facts: ApplyFacts, o: PlanApplyOptions): ApplyPlan {
   const previous = new RefSet(facts.inventory.previous);
   const union = previous.union(localRefs);
   const stored = facts.inventory.stored;
+  refuseOversizedInventory(info, union.toArray(), stored);
   const nsObject = byKey.get(refKey({ group: "", kind: "Namespace", namespace: "", name: info.namespace }));
   return {
     command: "apply",
@@ -89,6 +92,28 @@ export function planApply(facts: ApplyFacts, o: PlanApplyOptions): ApplyPlan {
     ...(!stored || union.size !== previous.size ? { initialInventory: union.toArray() } : {}),
     ...(nsObject && !facts.live.has(refKey(refOf(nsObject.object))) ? { inventoryNamespace: nsObject } : {}),
   };
+}
+
+/**
+ * The inventory must list every object the run may leave behind in one ResourceGroup: when even
+ * that list is more than the server stores in one object, nothing is written (exit 2).
+ */
+function refuseOversizedInventory(info: InventoryInfo, refs: ObjRef[], stored: KubeObject | undefined): void {
+  if (inventoryFit(info, refs, undefined, stored) !== "none") return;
+  const fit = objectsThatFit(info, refs, stored);
+  const n = (x: number) => x.toLocaleString("en-US");
+  throw new PackageError(
+    [
+      {
+        object: `ResourceGroup ${info.namespace}/${info.name}`,
+        message:
+          `the inventory would list ${n(refs.length)} objects (${formatBytes(inventoryBytes(info, refs, undefined, stored))}), more than the API server can store in one object ` +
+          `(etcd's request limit, 1.5 MiB by default): at most ${n(fit.listOnly)} objects like these fit in one inventory, ${n(fit.withStatuses)} with their statuses. Nothing was written.`,
+      },
+    ],
+    `Split the package into packages of at most ${n(fit.listOnly)} objects, each with its own inventory (\`kpt-ts live init\`), ` +
+      `and pass --status-policy=none to those of more than ${n(fit.withStatuses)} objects (else their statuses are left out of the inventory, with a warning).`,
+  );
 }
 
 /** The inventory policy's refusal to touch a live object, if it refuses. */

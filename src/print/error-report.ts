@@ -11,6 +11,7 @@ const WEBHOOK = /admission webhook "([^"]+)" denied the request/;
 export function apiErrorHint(err: ApiError): string | undefined {
   const webhook = WEBHOOK.exec(err.message);
   if (webhook) return `the admission webhook ${webhook[1]} refused it: change the object to satisfy its policy, or ask the webhook's owner`;
+  if (err.tooLarge) return "the request is larger than the API server (or etcd behind it, 1.5 MiB by default) stores in one object: make the object smaller, or split it";
   switch (err.status) {
     case 401:
       return "the cluster did not accept your credentials: log in again, or check the user of your kubeconfig context";

@@ -124,6 +124,9 @@ export async function printEvents(events: AsyncIterable<EngineEvent>, opts: Prin
       case "waiting":
         reportWaiting(e);
         break;
+      case "warning":
+        note(`[WARN] ${e.message}`);
+        break;
       case "summary":
         final = e.stats;
         break;

@@ -37,6 +37,10 @@ export async function printJson(events: AsyncIterable<EngineEvent>, opts: PrintO
           final = e.stats;
           for (const [type, content] of summaryContents(e.stats)) emit(type, content);
           break;
+        case "warning":
+          // kpt's JSON has no warning event: scripts reading stdout see only kpt's lines.
+          opts.stderr.write(`[WARN] ${e.message}\n`);
+          break;
         case "init":
         case "waiting":
           break;

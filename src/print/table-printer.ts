@@ -74,6 +74,8 @@ export async function printTable(events: AsyncIterable<EngineEvent>, opts: Print
         table.start();
       } else if (e.type === "summary") {
         final = e.stats;
+      } else if (e.type === "warning") {
+        opts.stderr.write(`[WARN] ${e.message}\n`);
       } else {
         if (e.type === "wait" && e.status === "Timeout") timedOut.push(e);
         updateRow(rows, e);

@@ -146,7 +146,9 @@ export class LiveCache {
 
   private async followIn(c: Collection, names: string[]): Promise<void> {
     for (const n of names) c.names.add(n);
-    c.mode ??= c.names.size > PER_NAME_LIMIT ? "collection" : "names";
+    // A collection followed name by name that grows (prune candidates after the package's
+    // objects) gets one stream for all: its per-name streams go on, harmlessly, beside it.
+    if (c.mode === undefined || (c.mode === "names" && c.names.size > PER_NAME_LIMIT)) c.mode = c.names.size > PER_NAME_LIMIT ? "collection" : "names";
     const keys = c.mode === "collection" ? [""] : names;
     for (const key of keys) {
       if (!c.streams.has(key)) {

@@ -105,20 +105,22 @@ describe("live history", () => {
     expect(status.code, printed(status)).toBe(0);
     for (const name of ["a", "b", "c"]) expect(status.stdout).toMatch(new RegExp(`configmap/${ns}/${name} is Current`));
     expect((await kubectlJson<{ items: unknown[] }>(["get", "configmaps", "-n", ns, "-l", `${CHANGE_LABEL}=${id}`])).items).toHaveLength(2);
-    // And kpt-ts on top of kpt's run.
+    // And kpt-ts on top of kpt's run (with a change: an apply that changes nothing records nothing).
+    await writeFile(join(dir, "a.yaml"), cm(ns, "a", "3"));
     r = await kptTs(["live", "apply", dir]);
     expect(r.code, printed(r)).toBe(0);
     const after = (await history(dir)).changes;
     expect(after).toHaveLength(3);
     expect(after[0]).toMatchObject({ command: "apply", result: "succeeded" });
-    expect(after[0]!.description).toMatch(/^Op: 0 create, 0 delete, \d update, \d noop$/);
+    expect(after[0]!.description).toMatch(/^Op: 0 create, 0 delete, [1-3] update, [0-2] noop$/);
   });
 
   it("an interrupted apply leaves a record that says so; one whose process was killed is shown running, then unknown", async () => {
     const ns = await createNamespace("e2e-hist-int");
-    const stuck = `apiVersion: apps/v1
+    // Each run changes the Deployment (its revision annotation): an apply that changes nothing records nothing.
+    const stuck = (rev: number) => `apiVersion: apps/v1
 kind: Deployment
-metadata: {name: stuck, namespace: ${ns}}
+metadata: {name: stuck, namespace: ${ns}, annotations: {rev: "${rev}"}}
 spec:
   replicas: 1
   selector: {matchLabels: {app: stuck}}
@@ -128,7 +130,7 @@ spec:
       nodeSelector: {no-such-node: "true"}
       containers: [{name: c, image: nginx}]
 `;
-    const dir = await writePackage({ "stuck.yaml": stuck });
+    const dir = await writePackage({ "stuck.yaml": stuck(1) });
     expect((await kptTs(["live", "init", dir])).code).toBe(0);
 
     // Ctrl-C while it waits.
@@ -143,6 +145,7 @@ spec:
     expect(h.changes[0]!.error).toMatch(/interrupted/);
 
     // Killed outright: nothing can update the record.
+    await writeFile(join(dir, "stuck.yaml"), stuck(2));
     const killed = startKptTs(["live", "apply", dir]);
     await killed.waitForOutput(/deployment\.apps\/stuck reconcile pending/);
     await waitUntil("the running record", async () => (await history(dir)).changes.length === 2);
@@ -152,6 +155,7 @@ spec:
     expect(h.changes.map((c) => c.result)).toEqual(["running", "interrupted"]);
 
     // A newer change shows that it never finished.
+    await writeFile(join(dir, "stuck.yaml"), stuck(3));
     const r = await kptTs(["live", "apply", "--reconcile-timeout=1s", dir]);
     expect(r.code, printed(r)).toBe(3);
     h = await history(dir);

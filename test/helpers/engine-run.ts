@@ -146,6 +146,8 @@ export function describeEvents(events: EngineEvent[]): string[] {
         return [`status ${e.status} ${name(e.ref)}`];
       case "summary":
         return [`summary ${describeStats(e.stats)}`];
+      case "warning":
+        return [`warning ${e.message}`];
       case "waiting":
         return [];
     }

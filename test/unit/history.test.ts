@@ -323,6 +323,20 @@ describe("recordChanges", () => {
     }
   });
 
+  it("records nothing for an apply whose plan changes nothing, and records it after all when an object changed between plan and apply", async () => {
+    const noopInit: EngineEvent = { ...init("apply"), changesNothing: true } as EngineEvent;
+    const noop: EngineEvent[] = [noopInit, ...inventoryStored, { type: "apply", ref: cm("a"), status: "Successful", operation: "unchanged" }, ...inventoryStored, { type: "summary", stats: stats({ apply: { successful: 1, unchanged: 1 } }) }];
+    const quiet = memoryCluster();
+    const { seen } = await drain(recordChanges(events(noop), { cluster: quiet.cluster, keep: 10 }));
+    expect(seen).toEqual(noop);
+    expect(quiet.records()).toEqual([]);
+
+    const drifted = noop.map((e) => (e.type === "apply" ? { ...e, operation: "configured" as const } : e));
+    const written = memoryCluster();
+    await drain(recordChanges(events(drifted), { cluster: written.cluster, keep: 10 }));
+    expect(written.records()).toMatchObject([{ result: "succeeded", counts: { create: 0, delete: 0, update: 1, noop: 0 } }]);
+  });
+
   it("keeps only the newest records of the inventory", async () => {
     const { cluster, records } = memoryCluster();
     let t = T0.getTime();

@@ -1,0 +1,49 @@
+// Discovery and OpenAPI documents kept on disk between runs, as kubectl keeps
+// ~/.kube/cache/discovery/<host_port>, but never trusted stale: discovery is revalidated on every
+// run with its ETag (a 304 answer costs no payload), and an OpenAPI v3 document is cached under
+// the hash the server's /openapi/v3 index gives its URL, which changes whenever the document does
+// (a CRD added or changed). The cache is an optimisation only: any failure to read or write it
+// is ignored. `--cache-dir` or `KPT_TS_HTTP_CACHE` moves it (`off` disables it).
+
+import { createHash } from "node:crypto";
+import { mkdir, readFile, rename, writeFile } from "node:fs/promises";
+import { homedir } from "node:os";
+import { join } from "node:path";
+import type { CachedBody } from "./transport.js";
+
+export interface HttpCache {
+  read(key: string): Promise<CachedBody | undefined>;
+  write(key: string, entry: CachedBody): Promise<void>;
+}
+
+/** The cache of one API server, under the user's cache directory; undefined when disabled. */
+export function diskCacheFor(server: string, env: NodeJS.ProcessEnv = process.env, rootDir?: string): HttpCache | undefined {
+  const setting = rootDir ?? env.KPT_TS_HTTP_CACHE;
+  if (setting === "off") return undefined;
+  const root = setting || join(env.XDG_CACHE_HOME || join(homedir(), ".cache"), "kpt-ts", "http");
+  const url = new URL(server);
+  // host_port as kubectl names its directories, plus a hash of the whole URL (path prefixes differ).
+  const dir = join(root, `${url.hostname}_${url.port || (url.protocol === "http:" ? "80" : "443")}-${createHash("sha256").update(server).digest("hex").slice(0, 12)}`);
+  const file = (key: string) => join(dir, `${createHash("sha256").update(key).digest("hex").slice(0, 32)}.json`);
+  return {
+    async read(key) {
+      try {
+        const entry = JSON.parse(await readFile(file(key), "utf8")) as { key?: string; etag?: string; body?: string };
+        return entry.key === key && typeof entry.body === "string" ? { ...(entry.etag ? { etag: entry.etag } : {}), body: entry.body } : undefined;
+      } catch {
+        return undefined;
+      }
+    },
+    async write(key, entry) {
+      try {
+        await mkdir(dir, { recursive: true, mode: 0o700 });
+        // Written whole, then renamed: a concurrent run never reads half a file.
+        const tmp = `${file(key)}.${process.pid}.tmp`;
+        await writeFile(tmp, JSON.stringify({ key, ...entry }), { mode: 0o600 });
+        await rename(tmp, file(key));
+      } catch {
+        /* an optimisation only */
+      }
+    },
+  };
+}
