@@ -20,7 +20,7 @@ export function drawChart(ms: Measurement[], labels: Map<ToolId, string>, title:
   const sizes = [...new Set(points.map((p) => p.size))].sort((a, b) => a - b);
   const tools = [...new Set(points.map((p) => p.tool))];
   const rtts = [...new Set(points.map((p) => p.rtt))].sort((a, b) => a - b);
-  const width = PANEL.w * PHASES.length;
+  const width = PANEL.w * PHASES.length + 40; // 20 px of margin each side (the panels start at 20)
   const legendRows = tools.length + rtts.length;
   const height = PANEL.h + 40 + legendRows * 16 + 10;
   const out: string[] = [];

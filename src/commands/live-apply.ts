@@ -21,7 +21,7 @@ export async function liveApply(pkgPath: string, f: FlagValues<typeof applyFlags
     // locally, as apply's own --dry-run does; server-side ones ask the server (locally when refused).
     const local = f.local || !f.serverSide;
     const localReason = f.local ? "--local" : "a client-side dry run, as kpt's --dry-run";
-    const cs = await previewChanges(pkgPath, { ...f, local, localReason, concurrency: f.concurrency ?? 16 }, g, io);
+    const cs = await previewChanges(pkgPath, { ...f, local, localReason, concurrency: f.concurrency ?? 16 }, g, io, f.rgFile);
     await showPreview(cs, "kpt-ts live apply --dry-run", "markdown", g, io);
     if (cs.changes.some((c) => c.error)) throw new ResultError("some objects would fail to apply");
     return;

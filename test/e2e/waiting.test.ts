@@ -124,6 +124,12 @@ describe("--rg-file: a stream's inventory in a file of its own", () => {
     expect(second.code, printed(second)).toBe(0);
     expect(lines(second)).toContain("configmap/two pruned");
 
+    // The CI preview of the same stream reads the same inventory: "two" would be created again.
+    const preview = await kptTs(["live", "apply", "-", "--rg-file", rgFile, "--dry-run", "--output", "markdown"], { input: stream });
+    expect(preview.code, printed(preview)).toBe(0);
+    expect(preview.stdout).toMatch(/\|\s*create\s*\|\s*ConfigMap\s*\|\s*[^|]+\|\s*two\s*\|/);
+    expect(preview.stdout).not.toMatch(/\|\s*create\s*\|\s*ConfigMap\s*\|\s*[^|]+\|\s*one\s*\|/);
+
     const status = await kptTs(["live", "status", "-", "--rg-file", rgFile], { input: configMap("one", ns) });
     expect(status.code, printed(status)).toBe(0);
     expect(lines(status)).toEqual(["configmap/one is Current: Resource is always ready"]);
