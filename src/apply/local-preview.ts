@@ -4,6 +4,7 @@
 // locally), or for --server-side the local equivalent in ssa-local.ts. Pure.
 
 import { planClientSideApply } from "./csa/plan-csa.js";
+import { storedForm } from "./csa/stored-form.js";
 import type { PatchSchema } from "./csa/patch-schema.js";
 import { deepEqualJson, type JsonValue } from "./csa/json-value.js";
 import { previewServerSideApply } from "./ssa-local.js";
@@ -23,20 +24,6 @@ export function previewLocally(desired: KubeObject, live: KubeObject | undefined
   if (plan.op === "create") return storedForm(plan.body, live);
   if (plan.op === "patch") return storedForm(plan.preview, live);
   return live!;
-}
-
-/**
- * What the API server does to every write, and so to the preview: a Secret's `stringData` is
- * write-only, merged into `data` (base64) and never stored. Returns `live` itself when that makes
- * the object what it already was.
- */
-export function storedForm(obj: KubeObject, live: KubeObject | undefined): KubeObject {
-  if (obj.apiVersion !== "v1" || obj.kind !== "Secret" || !obj.stringData || typeof obj.stringData !== "object") return obj;
-  const { stringData, ...rest } = obj;
-  const data: Record<string, unknown> = { ...((rest.data as Record<string, unknown> | undefined) ?? {}) };
-  for (const [k, v] of Object.entries(stringData as Record<string, unknown>)) data[k] = Buffer.from(String(v), "utf8").toString("base64");
-  const stored = { ...rest, data };
-  return live && deepEqualJson(stored as unknown as JsonValue, live as unknown as JsonValue) ? live : stored;
 }
 
 /** The one line that says a preview was computed locally, why, and what it cannot see. */

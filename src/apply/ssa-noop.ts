@@ -3,6 +3,7 @@
 // our field manager owns no field the configuration has dropped (which the server would remove).
 
 import type { KubeObject } from "../object/types.js";
+import { storedForm } from "./csa/stored-form.js";
 
 type Json = unknown;
 
@@ -63,10 +64,12 @@ function ownedFieldsPresent(fields: Json, config: Json): boolean {
   return true;
 }
 
-export function isSsaNoop(desired: KubeObject, live: KubeObject, fieldManager: string): boolean {
+export function isSsaNoop(config: KubeObject, live: KubeObject, fieldManager: string): boolean {
   const managed = Array.isArray(live.metadata.managedFields) ? (live.metadata.managedFields as Record<string, Json>[]) : [];
   const ours = managed.filter((m) => m.manager === fieldManager && m.operation === "Apply");
   if (ours.length === 0) return false; // the server must record our ownership first
-  if (!ours.every((m) => ownedFieldsPresent(m.fieldsV1, desired))) return false;
-  return isSubset(desired, live);
+  // Ownership is recorded for the fields as sent (a Secret's f:stringData); the values are
+  // compared as stored (that stringData folded into data).
+  if (!ours.every((m) => ownedFieldsPresent(m.fieldsV1, config))) return false;
+  return isSubset(storedForm(config, undefined), live);
 }

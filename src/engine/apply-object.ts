@@ -13,7 +13,8 @@ import type { PatchSchema } from "../apply/csa/patch-schema.js";
 import { deepEqualJson, type JsonValue } from "../apply/csa/json-value.js";
 import { isCsaNoop, planClientSideApply, type CsaPlan } from "../apply/csa/plan-csa.js";
 import { isSsaNoop } from "../apply/ssa-noop.js";
-import { previewLocally, storedForm } from "../apply/local-preview.js";
+import { previewLocally } from "../apply/local-preview.js";
+import { storedForm } from "../apply/csa/stored-form.js";
 
 export interface ApplyObjectContext {
   cluster: Cluster;

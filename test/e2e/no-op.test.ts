@@ -26,6 +26,8 @@ function pkgFiles(ns: string, other: string, value: string): Record<string, stri
       configMap("settings", ns, { value }),
       configMap("elsewhere", other),
       `apiVersion: v1\nkind: Secret\nmetadata: {name: creds, namespace: ${ns}}\ndata: {password: aHVudGVyMg==}\n`,
+      // stringData is write-only: the server folds it into data, so the live object never shows it.
+      `apiVersion: v1\nkind: Secret\nmetadata: {name: token, namespace: ${ns}}\nstringData: {token: s3cret}\n`,
       service("web", ns),
       `apiVersion: v1\nkind: ServiceAccount\nmetadata: {name: runner, namespace: ${ns}}\n`,
       `apiVersion: rbac.authorization.k8s.io/v1\nkind: Role\nmetadata: {name: reader, namespace: ${ns}}\nrules: [{apiGroups: [""], resources: [configmaps], verbs: [get]}]\n`,
@@ -58,7 +60,7 @@ describe("a no-op apply", () => {
     expect(Object.keys(before).filter((k) => k.startsWith("ResourceGroup/"))).toHaveLength(1);
     r = await kptTs(["live", "apply", ...flags, dir]);
     expect(r.code, printed(r)).toBe(0);
-    expect(r.stdout).toContain("6 resource(s) applied. 0 created, 6 unchanged, 0 configured, 0 failed");
+    expect(r.stdout).toContain("7 resource(s) applied. 0 created, 7 unchanged, 0 configured, 0 failed");
     expect(await allResourceVersions([ns, other])).toEqual(before);
     expect(await historyLength(dir)).toBe(2);
 

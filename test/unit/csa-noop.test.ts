@@ -92,3 +92,25 @@ describe("containsJson", () => {
     expect(containsJson({}, { a: null })).toBe(false);
   });
 });
+
+// The server folds a Secret's write-only stringData into data and never stores it, so a
+// re-applied stringData Secret adds a field the live object can never show.
+describe("a Secret applied with stringData", () => {
+  const secretSchema = patchSchemaFor(loadDoc("api__v1.json"), { group: "", version: "v1", kind: "Secret" })!;
+  const secret = (stringData: Record<string, string>): KubeObject => ({ apiVersion: "v1", kind: "Secret", metadata: { name: "s", namespace: "ns" }, stringData }) as KubeObject;
+  /** What the server keeps of it: stringData as base64 data. */
+  const storedSecret = (applied: KubeObject): KubeObject => {
+    const { stringData, ...rest } = stored(applied) as KubeObject & { stringData: Record<string, string> };
+    return { ...rest, data: Object.fromEntries(Object.entries(stringData).map(([k, v]) => [k, Buffer.from(v).toString("base64")])) } as KubeObject;
+  };
+
+  it.each([
+    ["strategic", secretSchema],
+    ["merge", undefined],
+  ] as const)("%s: the same values again are unchanged; a changed value is a patch", (_name, schema) => {
+    const live = storedSecret(secret({ token: "a" }));
+    expect(planClientSideApply(secret({ token: "a" }), live, schema).op).toBe("unchanged");
+    expect(planClientSideApply(secret({ token: "b" }), live, schema).op).toBe("patch");
+    expect(planClientSideApply(secret({ token: "a", extra: "x" }), live, schema).op).toBe("patch");
+  });
+});

@@ -57,3 +57,21 @@ describe("isSsaNoop", () => {
     expect(isSsaNoop(desired([{ containerPort: 8080 }]), live([{ containerPort: 8080 }]), "someone-else")).toBe(false);
   });
 });
+
+// What the server records for a Secret applied with stringData: ownership of f:stringData, the
+// values as base64 data (stringData itself is never stored).
+describe("a Secret applied with stringData", () => {
+  const secret = (token: string): KubeObject => ({ apiVersion: "v1", kind: "Secret", metadata: { name: "s", namespace: "ns" }, stringData: { token } }) as KubeObject;
+  const liveSecret = {
+    apiVersion: "v1",
+    kind: "Secret",
+    metadata: { name: "s", namespace: "ns", managedFields: [{ manager: "kubectl", operation: "Apply", fieldsV1: { "f:stringData": { "f:token": {} } } }] },
+    data: { token: Buffer.from("s3cret").toString("base64") },
+  } as unknown as KubeObject;
+
+  it("the same value again sends nothing; a changed or dropped value is sent", () => {
+    expect(isSsaNoop(secret("s3cret"), liveSecret, "kubectl")).toBe(true);
+    expect(isSsaNoop(secret("other"), liveSecret, "kubectl")).toBe(false);
+    expect(isSsaNoop({ ...secret("s3cret"), stringData: {} } as KubeObject, liveSecret, "kubectl")).toBe(false);
+  });
+});

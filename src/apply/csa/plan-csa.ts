@@ -7,6 +7,7 @@ import type { KubeObject } from "../../object/types.js";
 import { applyMergePatch, applyStrategicPatch } from "./apply-patch.js";
 import { LAST_APPLIED_ANNOTATION, lastAppliedOf, lastAppliedValue, withLastApplied } from "./last-applied.js";
 import type { PatchSchema } from "./patch-schema.js";
+import { storedForm } from "./stored-form.js";
 import { containsJson, deepEqualJson, type JsonValue } from "./json-value.js";
 import { createThreeWayMergePatch, createThreeWayStrategicPatch, isEmptyPatch } from "./three-way-patch.js";
 
@@ -40,13 +41,14 @@ export function planClientSideApply(desired: KubeObject, live: KubeObject | unde
     if (isEmptyPatch(patch)) return { op: "unchanged" };
     const preview = applyStrategicPatch(live, patch, schema) as KubeObject;
     // Some patches restate what is there (a `$retainKeys` for server-filled fields, an element
-    // order with extra live items): the object would not change, so it is not written.
-    if (deepEqualJson(preview as unknown as JsonValue, live as unknown as JsonValue)) return { op: "unchanged" };
+    // order with extra live items, a Secret's stringData the server folds into the same data):
+    // the stored object would not change, so it is not written.
+    if (deepEqualJson(storedForm(preview, live) as unknown as JsonValue, live as unknown as JsonValue)) return { op: "unchanged" };
     return { op: "patch", patchType: "strategic", patch, preview };
   }
   const patch = createThreeWayMergePatch(original, modified, live);
   if (isEmptyPatch(patch)) return { op: "unchanged" };
   const preview = applyMergePatch(live, patch) as KubeObject;
-  if (deepEqualJson(preview as unknown as JsonValue, live as unknown as JsonValue)) return { op: "unchanged" };
+  if (deepEqualJson(storedForm(preview, live) as unknown as JsonValue, live as unknown as JsonValue)) return { op: "unchanged" };
   return { op: "patch", patchType: "merge", patch, preview };
 }
