@@ -4,7 +4,8 @@ import { mkdtemp } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { down, isRunning, portsFree, up } from "../../tools/cluster/launcher.js";
+import { down, isRunning, portsFree } from "../../tools/cluster/launcher.js";
+import { PRIVATE_CLUSTER_HOOK_TIMEOUT, startPrivateCluster, stopPrivateCluster } from "../helpers/private-cluster.js";
 import { createNamespace, kubectl, kubectlJson, waitUntil } from "../helpers/run.js";
 
 describe("the local control plane", () => {
@@ -75,12 +76,16 @@ describe("the local control plane", () => {
   it("`down` stops every process it started and frees every port", async () => {
     // A second, private cluster, so the shared one keeps serving the other tests.
     const dir = join(await mkdtemp(join(tmpdir(), "kpt-ts-cluster-")), "state");
-    const { state } = await up({ dir });
-    expect(await isRunning(dir)).toBeTruthy();
-    expect(await portsFree(state)).toBe(false);
-    await down({ dir });
-    for (const p of state.procs) expect(() => process.kill(p.pid, 0), `${p.name} (pid ${p.pid}) still runs`).toThrow();
-    expect(await portsFree(state)).toBe(true);
-    expect(await isRunning(dir)).toBeUndefined();
-  });
+    const state = await startPrivateCluster(dir);
+    try {
+      expect(await isRunning(dir)).toBeTruthy();
+      expect(await portsFree(state)).toBe(false);
+      await down({ dir });
+      for (const p of state.procs) expect(() => process.kill(p.pid, 0), `${p.name} (pid ${p.pid}) still runs`).toThrow();
+      expect(await portsFree(state)).toBe(true);
+      expect(await isRunning(dir)).toBeUndefined();
+    } finally {
+      await stopPrivateCluster(dir); // down again is harmless; lets the next private cluster start
+    }
+  }, PRIVATE_CLUSTER_HOOK_TIMEOUT);
 });

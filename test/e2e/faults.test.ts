@@ -6,7 +6,8 @@ import { mkdtemp } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { down, startApiserver, stopApiserver, up } from "../../tools/cluster/launcher.js";
+import { startApiserver, stopApiserver } from "../../tools/cluster/launcher.js";
+import { PRIVATE_CLUSTER_HOOK_TIMEOUT, startPrivateCluster, stopPrivateCluster } from "../helpers/private-cluster.js";
 import { startKptTs } from "../helpers/background.js";
 import { FAULT_KINDS, startFaultProxy, totalInjected, type FaultKind, type FaultProxy } from "../helpers/fault-proxy.js";
 import { writePackage } from "../helpers/fixtures.js";
@@ -168,11 +169,11 @@ describe("an API server restarted in the middle of a run (a private control plan
 
   beforeAll(async () => {
     stateDir = join(await mkdtemp(join(tmpdir(), "kpt-ts-restart-")), "state");
-    const { state } = await up({ dir: stateDir });
+    const state = await startPrivateCluster(stateDir);
     env = { KUBECONFIG: state.kubeconfig };
-  });
+  }, PRIVATE_CLUSTER_HOOK_TIMEOUT);
   afterAll(async () => {
-    if (stateDir) await down({ dir: stateDir });
+    await stopPrivateCluster(stateDir);
   });
 
   it.each<["SIGKILL" | "SIGTERM"]>([["SIGKILL"], ["SIGTERM"]])("an apply survives or fails cleanly when the API server stops (%s) and comes back; the next apply converges", async (signal) => {

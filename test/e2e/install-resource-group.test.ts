@@ -9,7 +9,7 @@ import { mkdtemp } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { down, up } from "../../tools/cluster/launcher.js";
+import { PRIVATE_CLUSTER_HOOK_TIMEOUT, startPrivateCluster, stopPrivateCluster } from "../helpers/private-cluster.js";
 import { writePackage } from "../helpers/fixtures.js";
 import { createNamespace, hasBinary, kpt, kptTs, kubectl, waitUntil } from "../helpers/run.js";
 import { configMap, inventoryRefs, printed, ref, uniqueName, type KubeObj } from "../helpers/scenario.js";
@@ -72,11 +72,11 @@ describe.skipIf(!haveKpt)("kpt-ts and the real kpt on a fresh cluster (a private
 
   beforeAll(async () => {
     dir = join(await mkdtemp(join(tmpdir(), "kpt-ts-irg-")), "state");
-    const { state } = await up({ dir });
+    const state = await startPrivateCluster(dir);
     env = { KUBECONFIG: state.kubeconfig };
-  });
+  }, PRIVATE_CLUSTER_HOOK_TIMEOUT);
   afterAll(async () => {
-    if (dir) await down({ dir });
+    await stopPrivateCluster(dir);
   });
 
   const onPrivate = {

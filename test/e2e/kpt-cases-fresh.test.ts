@@ -7,7 +7,7 @@ import { mkdtemp, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { down, up } from "../../tools/cluster/launcher.js";
+import { PRIVATE_CLUSTER_HOOK_TIMEOUT, startPrivateCluster, stopPrivateCluster } from "../helpers/private-cluster.js";
 import { comparableEvents, parseJsonEvents } from "../helpers/json-events.js";
 import { hasBinary, kpt, kptTs, kubectl, waitUntil, type RunResult } from "../helpers/run.js";
 import { inventoryRefs, printed, uniqueName, type KubeObj } from "../helpers/scenario.js";
@@ -25,11 +25,11 @@ describe.skipIf(!haveKpt)("kpt's live-apply cases on a cluster without the Resou
 
   beforeAll(async () => {
     stateDir = join(await mkdtemp(join(tmpdir(), "kpt-ts-cases-")), "state");
-    const { state } = await up({ dir: stateDir });
+    const state = await startPrivateCluster(stateDir);
     env = { KUBECONFIG: state.kubeconfig };
-  });
+  }, PRIVATE_CLUSTER_HOOK_TIMEOUT);
   afterAll(async () => {
-    if (stateDir) await down({ dir: stateDir });
+    await stopPrivateCluster(stateDir);
   });
 
   const kc = (args: string[]) => kubectl(args, { env });

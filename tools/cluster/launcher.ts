@@ -4,7 +4,7 @@
 
 import { spawn } from "node:child_process";
 import { closeSync, existsSync, openSync } from "node:fs";
-import { mkdir, readFile, readdir, rm, writeFile } from "node:fs/promises";
+import { mkdir, readFile, readdir, rename, rm, writeFile } from "node:fs/promises";
 import { request } from "node:https";
 import { join, resolve } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
@@ -303,12 +303,25 @@ export async function up(opts: { dir?: string; log?: Log } = {}): Promise<UpResu
   }
   await down({ dir }); // leftovers of a crashed run
   const bins = await ensureBinaries(log);
-  try {
-    return { state: await launch(dir, bins, log), started: true };
-  } catch (err) {
-    await down({ dir, keepLogs: true });
-    throw err;
+  // Twice: a port chosen free can still be taken by another process before a component binds it.
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return { state: await launch(dir, bins, log), started: true };
+    } catch (err) {
+      await down({ dir, keepLogs: true });
+      if (attempt >= 2) throw err;
+      log(`start failed (${(err as Error).message.split("\n")[0]}); trying once more with other ports`);
+      await saveFailedLogs(dir);
+    }
   }
+}
+
+/** Keeps the failed attempt's logs (failed-attempt-logs/) beside the next attempt's. */
+async function saveFailedLogs(dir: string): Promise<void> {
+  const logs = join(dir, "logs");
+  const kept = join(dir, "failed-attempt-logs");
+  await rm(kept, { recursive: true, force: true });
+  await rename(logs, kept).catch(() => {});
 }
 
 const APISERVER = "kube-apiserver";
@@ -376,7 +389,7 @@ export async function down(opts: { dir?: string; keepLogs?: boolean } = {}): Pro
   }
   if (!existsSync(dir)) return;
   if (opts.keepLogs) {
-    for (const f of await readdir(dir)) if (f !== "logs") await rm(join(dir, f), { recursive: true, force: true });
+    for (const f of await readdir(dir)) if (f !== "logs" && f !== "failed-attempt-logs") await rm(join(dir, f), { recursive: true, force: true });
   } else {
     await rm(dir, { recursive: true, force: true });
   }

@@ -1,0 +1,60 @@
+// A private control plane for a test that must restart its API server or see a fresh cluster.
+// One at a time across the test run's forks: each is a whole control plane on a 2-core machine
+// beside the shared one, and two or three starting at once starved the shared cluster's
+// controllers (Deployments stuck at 0/1 for minutes) and raced for ports.
+
+import { mkdir, readFile, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { setTimeout as sleep } from "node:timers/promises";
+import { down, up, type ClusterState } from "../../tools/cluster/launcher.js";
+
+const LOCK = join(tmpdir(), "kpt-ts-private-cluster.lock");
+
+/** How long a beforeAll that starts one may wait: the other private clusters' files, in turn. */
+export const PRIVATE_CLUSTER_HOOK_TIMEOUT = 20 * 60_000;
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+async function acquire(): Promise<void> {
+  for (;;) {
+    try {
+      await mkdir(LOCK); // atomic: exactly one fork gets it
+      await writeFile(join(LOCK, "pid"), String(process.pid));
+      return;
+    } catch {
+      // Held: by a live fork (wait), or left by one that died (take it over).
+      const holder = Number(await readFile(join(LOCK, "pid"), "utf8").catch(() => ""));
+      if (holder && !alive(holder)) await rm(LOCK, { recursive: true, force: true });
+      await sleep(500);
+    }
+  }
+}
+
+/** Starts a private cluster in `dir` once no other test holds one. */
+export async function startPrivateCluster(dir: string): Promise<ClusterState> {
+  await acquire();
+  try {
+    return (await up({ dir })).state;
+  } catch (err) {
+    await rm(LOCK, { recursive: true, force: true });
+    throw err;
+  }
+}
+
+/** Stops it and lets the next test start its own. */
+export async function stopPrivateCluster(dir: string | undefined): Promise<void> {
+  try {
+    if (dir) await down({ dir });
+  } finally {
+    const holder = Number(await readFile(join(LOCK, "pid"), "utf8").catch(() => ""));
+    if (holder === process.pid) await rm(LOCK, { recursive: true, force: true });
+  }
+}
