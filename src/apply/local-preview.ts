@@ -6,7 +6,6 @@
 import { planClientSideApply } from "./csa/plan-csa.js";
 import { storedForm } from "./csa/stored-form.js";
 import type { PatchSchema } from "./csa/patch-schema.js";
-import { deepEqualJson, type JsonValue } from "./csa/json-value.js";
 import { previewServerSideApply } from "./ssa-local.js";
 import type { KubeObject } from "../object/types.js";
 

@@ -1,7 +1,7 @@
 // Every command's flags, declared once: src/cli.ts registers them with commander, and each
 // command receives them parsed and typed (FlagValues<typeof ...>). Defaults live here.
 
-import { bool, duration, files, list, oneOf, optionalText, repeated, text, verbosity, wholeNumber, type FlagSpec, type FlagValues } from "./flag-spec.js";
+import { bool, duration, list, oneOf, optionalText, repeated, text, verbosity, wholeNumber, type FlagSpec, type FlagValues } from "./flag-spec.js";
 
 /**
  * How to reach the cluster: kubectl's connection flags, with kubectl's meaning (each overrides
@@ -51,7 +51,7 @@ const propagation = (name: string, description: string, what: string) =>
 const statusPolicy = (description: string) => oneOf("--status-policy <policy>", description, ["all", "none"] as const, "all", "status policy must be one of all, none");
 const historyLimit = () => wholeNumber("--history-limit <n>", "change records kept for this inventory, newest first (default 200; 0 records nothing)", 0);
 const yes = (): FlagSpec<boolean> => ({ ...bool("yes", "do not ask before pruning or deleting (the question comes only in a terminal)"), flags: "-y, --yes" });
-const healthRules = () => files("--health-rules <file>", "health rules for custom kinds (a HealthRules YAML file, see docs/health-rules.md); may be repeated; they win over the package's");
+const healthRules = () => repeated("--health-rules <file>", "health rules for custom kinds (a HealthRules YAML file, see docs/health-rules.md); may be repeated; they win over the package's");
 const rgFile = () => optionalText("--rg-file <file>", "the file holding the ResourceGroup, when the package or stream has none (kpt#4580): kustomize build | kpt-ts live apply - --rg-file inventory.yaml");
 const local = () => bool("local", "preview without the server's dry runs: computed locally, as a read-only identity's preview is (no webhooks, no defaulting)");
 const fieldManager = () => text("--field-manager <name>", "field manager for server-side apply", "kubectl");

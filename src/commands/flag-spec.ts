@@ -100,11 +100,6 @@ export function list(flags: string, description: string): FlagSpec<string[] | un
   return { flags, description, parse: (v) => (v === undefined ? undefined : String(v).split(",").map((s) => s.trim()).filter(Boolean)) };
 }
 
-/** A file name that may be given more than once (`--health-rules a.yaml --health-rules b.yaml`); undefined when absent. */
-export function files(flags: string, description: string): FlagSpec<string[] | undefined> {
-  return { flags, description, repeatable: true, parse: (v) => (v === undefined ? undefined : (Array.isArray(v) ? v : [v]).map(String)) };
-}
-
 /** A flag that may be repeated; its values in order (empty when absent). */
 export function repeated(flags: string, description: string): FlagSpec<string[]> {
   return { flags, description, repeatable: true, parse: (v) => (Array.isArray(v) ? v.map(String) : v === undefined ? [] : [String(v)]) };

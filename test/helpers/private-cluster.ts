@@ -7,21 +7,12 @@ import { mkdir, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
-import { down, up, type ClusterState } from "../../tools/cluster/launcher.js";
+import { alive, down, up, type ClusterState } from "../../tools/cluster/launcher.js";
 
 const LOCK = join(tmpdir(), "kpt-ts-private-cluster.lock");
 
 /** How long a beforeAll that starts one may wait: the other private clusters' files, in turn. */
 export const PRIVATE_CLUSTER_HOOK_TIMEOUT = 20 * 60_000;
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}
 
 async function acquire(): Promise<void> {
   for (;;) {

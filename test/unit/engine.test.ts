@@ -13,7 +13,6 @@ import { refsOfResourceGroup } from "../../src/inventory/resource-group.js";
 import { refOf, type ObjRef } from "../../src/object/ref.js";
 import type { KubeObject, Package } from "../../src/object/types.js";
 import {
-  availableStatus,
   configMap,
   deployment,
   describeEvents,

@@ -46,7 +46,8 @@ async function readState(dir: string): Promise<ClusterState | undefined> {
   }
 }
 
-function alive(pid: number): boolean {
+/** True while the process exists. */
+export function alive(pid: number): boolean {
   try {
     process.kill(pid, 0);
     return true;
