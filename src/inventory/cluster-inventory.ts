@@ -9,7 +9,7 @@ import { ClusterError } from "../errors.js";
 import type { ObjRef } from "../object/ref.js";
 import type { InventoryInfo, KubeObject } from "../object/types.js";
 import { RESOURCE_GROUP_CRD, RESOURCE_GROUP_CRD_NAME } from "./resourcegroup-crd.js";
-import { INVENTORY_ID_LABEL, RESOURCE_GROUP_API_VERSION, RESOURCE_GROUP_KIND } from "./keys.js";
+import { INVENTORY_ID_LABEL, MERGED_FROM_ANNOTATION, RESOURCE_GROUP_API_VERSION, RESOURCE_GROUP_KIND } from "./keys.js";
 import { mergeConcurrent, sameRefs } from "./next-inventory.js";
 import { buildResourceGroup, buildResourceGroupStatus, inventoryIdOf, inventoryRef, refsOfResourceGroup, type ResourceStatusEntry } from "./resource-group.js";
 import { INVENTORY_BYTE_BUDGET, jsonBytes } from "./inventory-size.js";
@@ -118,16 +118,19 @@ export async function writeClusterInventory(cluster: Cluster, info: InventoryInf
   let base = opts.basedOn ?? undefined;
   let want = refs;
   let stored: KubeObject | undefined;
+  // Set once this run merged another run's list into its own (the resourceVersion it read).
+  let mergedFrom: string | undefined;
+  const build = (current: KubeObject | undefined) => withMergeMark(buildResourceGroup(info, want, current), mergedFrom);
   for (let attempt = 1; !stored; attempt++) {
     let current = guarded ? base : await cluster.get(inventoryRef(info), opts.signal);
-    let desired = buildResourceGroup(info, want, current);
+    let desired = build(current);
     try {
       // The server keeps the stored status through a spec write: when the new list and the old
       // statuses together would be too large, the statuses go first.
       if (current?.status && jsonBytes(desired) + jsonBytes(current.status) > INVENTORY_BYTE_BUDGET) {
         current = await cluster.updateStatus(buildResourceGroupStatus(current, []), { signal: opts.signal });
         if (guarded) base = current;
-        desired = buildResourceGroup(info, want, current);
+        desired = build(current);
       }
       stored = current ? await cluster.update(desired, { signal: opts.signal }) : await cluster.create(desired, { signal: opts.signal });
     } catch (err) {
@@ -146,6 +149,7 @@ export async function writeClusterInventory(cluster: Cluster, info: InventoryInf
       if (opts.onConflict !== "merge") throw concurrentChangeError(info, "apply", "This apply stopped before changing anything.");
       want = mergeConcurrent(now.refs, want);
       base = now.object;
+      mergedFrom = now.object?.metadata.resourceVersion;
     }
   }
   if (!opts.statuses) return stored;
@@ -163,6 +167,19 @@ export async function writeClusterInventory(cluster: Cluster, info: InventoryInf
       stored = (await cluster.get(inventoryRef(info), opts.signal)) ?? stored;
     }
   }
+}
+
+/**
+ * A merged list often equals the stored one (the other run's list already held ours), and the
+ * server does not change an object, nor its resourceVersion, for a write that changes nothing.
+ * The other run, writing its own final list based on that same resourceVersion, would then not
+ * see that anyone else wrote, and could drop objects of ours it found missing before we created
+ * them. The mark makes every merge a write the other run's precondition notices; it always
+ * differs from the stored value, which names an older resourceVersion.
+ */
+function withMergeMark(rg: KubeObject, mergedFrom: string | undefined): KubeObject {
+  if (mergedFrom === undefined) return rg;
+  return { ...rg, metadata: { ...rg.metadata, annotations: { ...rg.metadata.annotations, [MERGED_FROM_ANNOTATION]: mergedFrom } } };
 }
 
 function inventoryWriteError(info: InventoryInfo, err: unknown): unknown {

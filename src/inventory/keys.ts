@@ -8,3 +8,10 @@ export const DELETION_ANNOTATION = "client.lifecycle.config.k8s.io/deletion";
 export const DELETION_DETACH = "detach";
 export const RESOURCE_GROUP_API_VERSION = "kpt.dev/v1alpha1";
 export const RESOURCE_GROUP_KIND = "ResourceGroup";
+
+/**
+ * kpt-ts's own: set on the inventory when two runs of a package wrote it at once and one merged
+ * the other's list into its own (its value: the resourceVersion merged from). See
+ * writeClusterInventory: it makes every merge a real write.
+ */
+export const MERGED_FROM_ANNOTATION = "kpt-ts.dev/merged-from";
