@@ -276,13 +276,18 @@ for (const sig of ["SIGINT", "SIGTERM"] as const) {
   });
 }
 
-try {
-  await program.parseAsync(normalizeVerbosity(normalizeBooleans(process.argv)));
-} catch (err) {
-  if (err instanceof CommanderError) {
-    // Help and version exit 0; every other commander error is a usage error.
-    await finish(err.exitCode === 0 ? EXIT.ok : EXIT.badInput);
+// No top-level await: the launcher (cli-launcher.ts) runs this file as one CommonJS script.
+async function main(): Promise<void> {
+  try {
+    await program.parseAsync(normalizeVerbosity(normalizeBooleans(process.argv)));
+  } catch (err) {
+    if (err instanceof CommanderError) {
+      // Help and version exit 0; every other commander error is a usage error.
+      await finish(err.exitCode === 0 ? EXIT.ok : EXIT.badInput);
+    }
+    report(err);
+    await finish(codeFor(err));
   }
-  report(err);
-  await finish(codeFor(err));
 }
+
+void main();

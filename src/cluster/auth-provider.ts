@@ -11,6 +11,7 @@ export function authProviderCredentials(user: Entry, server: string, base: Crede
   let generation = 0;
   let kc: Promise<any> | undefined;
   return {
+    runsProgram: true,
     get: async () => {
       try {
         kc ??= import("@kubernetes/client-node").then((k8s) => {

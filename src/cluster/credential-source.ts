@@ -21,6 +21,11 @@ export interface CredentialSource {
    * may differ (the request is worth one more try), false when the same would be sent again.
    */
   invalidate(generation: number): boolean;
+  /**
+   * Getting them runs a program (an exec plugin, an auth provider), which may prompt: not done
+   * ahead of need (see KubeCluster.prepare), only once the command has checked its input.
+   */
+  readonly runsProgram?: boolean;
 }
 
 export function staticCredentials(c: Credentials): CredentialSource {

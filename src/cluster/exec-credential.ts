@@ -102,6 +102,7 @@ export function execCredentials(exec: Entry, base: Credentials, ctx: ExecContext
   };
 
   return {
+    runsProgram: true,
     get: async () => {
       if (cached && now() < cached.refreshAt) return cached.creds;
       inFlight ??= fetch().finally(() => (inFlight = undefined));

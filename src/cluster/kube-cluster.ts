@@ -9,6 +9,7 @@ import { ApiError, apiErrorFrom, briefApiError } from "./api-error.js";
 import { RestMapper, type ResourceMapping } from "./discovery.js";
 import { diskCacheFor, type HttpCache } from "./disk-cache.js";
 import { loadConnection, type KubeconfigOptions } from "./kubeconfig.js";
+import { withoutDescriptions } from "./openapi-slim.js";
 import { Transport } from "./transport.js";
 import { WatchExpiredError, type Cluster, type DeleteOptions, type ListResult, type PatchType, type Scope, type WatchEvent, type WatchQuery, type WriteOptions } from "./types.js";
 
@@ -56,6 +57,19 @@ export class KubeCluster implements Cluster {
 
   close(): void {
     this.transport.close();
+  }
+
+  /**
+   * Starts what every run needs and no package decides (the connection, discovery and, for
+   * client-side apply, the OpenAPI index) while the command is still reading its package, so
+   * those round trips are not waited for afterwards. Failures are not reported here: the same
+   * lookups made for real fetch again and report them. Credentials from a program (which may
+   * prompt) are not fetched ahead of need.
+   */
+  prepare(opts: { openapi?: boolean } = {}): void {
+    if (this.transport.conn.credentials.runsProgram) return;
+    this.mapper.scopeOf("", "Namespace").catch(() => undefined);
+    if (opts.openapi) void this.openapiPaths();
   }
 
   async scopeOf(group: string, kind: string): Promise<Scope | undefined> {
@@ -249,16 +263,21 @@ export class KubeCluster implements Cluster {
     }
   }
 
+  /** The /openapi/v3 index: each group/version's document URL, with its hash. */
+  private openapiPaths(): Promise<Record<string, string>> {
+    this.openapiIndex ??= this.transport
+      .request<any>("GET", "/openapi/v3", { what: "openapi index" })
+      .then((idx) => Object.fromEntries(Object.entries(idx?.paths ?? {}).map(([k, v]: [string, any]) => [k, v.serverRelativeURL as string])))
+      .catch(() => ({}));
+    return this.openapiIndex;
+  }
+
   async openapi(group: string, version: string): Promise<unknown | undefined> {
     const gv = group ? `apis/${group}/${version}` : `api/${version}`;
     let doc = this.openapiDocs.get(gv);
     if (!doc) {
       doc = (async () => {
-        this.openapiIndex ??= this.transport
-          .request<any>("GET", "/openapi/v3", { what: "openapi index" })
-          .then((idx) => Object.fromEntries(Object.entries(idx?.paths ?? {}).map(([k, v]: [string, any]) => [k, v.serverRelativeURL as string])))
-          .catch(() => ({}));
-        const url = (await this.openapiIndex)[gv];
+        const url = (await this.openapiPaths())[gv];
         if (!url) return undefined;
         const [path, query] = url.split("?");
         const q = Object.fromEntries(new URLSearchParams(query ?? ""));
@@ -268,8 +287,9 @@ export class KubeCluster implements Cluster {
         if (cached) return JSON.parse(cached.body);
         return this.transport.revalidate(path!, undefined, { query: q, what: `openapi ${gv}` }).then(
           ({ body }) => {
-            if (q.hash) void this.cache?.write(key, { body });
-            return JSON.parse(body);
+            const doc = withoutDescriptions(JSON.parse(body));
+            if (q.hash) void this.cache?.write(key, { body: JSON.stringify(doc) });
+            return doc;
           },
           () => undefined,
         );

@@ -1,6 +1,7 @@
 // What a command needs from the process, passed in so commands stay testable and only printers write.
 
 import { resolveColor } from "../print/color.js";
+import { parseCacheFor } from "../object/parse-cache.js";
 import { readPackage } from "../object/read-package.js";
 import type { Package } from "../object/types.js";
 import type { ComputeStatusOptions } from "../status/types.js";
@@ -31,7 +32,8 @@ export async function packageText(path: string, io: CommandIO): Promise<Buffer |
 
 /** The package a command works on (`-`: standard input), with the reader's warnings on stderr. */
 export async function readCommandPackage(path: string, io: CommandIO, rgFile?: string): Promise<Package> {
-  return readPackage(path, { stdin: await packageText(path, io), onWarning: (w) => io.stderr.write(`[WARN] ${w}\n`), ...(rgFile !== undefined ? { rgFile } : {}) });
+  const parseCache = parseCacheFor(io.env);
+  return readPackage(path, { stdin: await packageText(path, io), onWarning: (w) => io.stderr.write(`[WARN] ${w}\n`), ...(rgFile !== undefined ? { rgFile } : {}), ...(parseCache ? { parseCache } : {}) });
 }
 
 

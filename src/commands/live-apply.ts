@@ -7,7 +7,7 @@ import type { applyFlags, GlobalFlags } from "./command-specs.js";
 import { confirmHook } from "./confirm-deletes.js";
 import { colorFor, readCommandPackage, statusOptionsFor, type CommandIO } from "./io.js";
 import { previewChanges, showPreview } from "./live-diff.js";
-import { openCluster } from "./open-cluster.js";
+import { openClusterEarly } from "./open-cluster.js";
 import { showRun } from "./show-run.js";
 
 export async function liveApply(pkgPath: string, f: FlagValues<typeof applyFlags>, g: GlobalFlags, io: CommandIO): Promise<void> {
@@ -27,10 +27,11 @@ export async function liveApply(pkgPath: string, f: FlagValues<typeof applyFlags
     return;
   }
   const dryRun = f.dryRun ? (f.serverSide && !f.local ? ("server" as const) : ("client" as const)) : ("none" as const);
-  const pkg = await readCommandPackage(pkgPath, io, f.rgFile);
-  const statusOptions = await statusOptionsFor(pkg, f.healthRules);
-  const cluster = openCluster(g, { maxSockets: (f.concurrency ?? 16) + 32 });
+  const early = openClusterEarly(g, { maxSockets: (f.concurrency ?? 16) + 32, openapi: !f.serverSide });
   try {
+    const pkg = await readCommandPackage(pkgPath, io, f.rgFile);
+    const statusOptions = await statusOptionsFor(pkg, f.healthRules);
+    const cluster = early.use();
     const output = f.output;
     const confirm = confirmHook(pkg, { command: "apply", yes: f.yes, dryRun: dryRun !== "none", output, color: colorFor(io, g) }, io);
     const events = runApply(pkg, cluster, {
@@ -53,6 +54,6 @@ export async function liveApply(pkgPath: string, f: FlagValues<typeof applyFlags
     });
     await showRun(events, { command: "apply", cluster, output, showStatusEvents: f.showStatusEvents, historyLimit: f.historyLimit, globals: g, io });
   } finally {
-    cluster.close();
+    early.close();
   }
 }

@@ -5,15 +5,16 @@ import type { FlagValues } from "./flag-spec.js";
 import type { destroyFlags, GlobalFlags } from "./command-specs.js";
 import { confirmHook } from "./confirm-deletes.js";
 import { colorFor, readCommandPackage, statusOptionsFor, type CommandIO } from "./io.js";
-import { openCluster } from "./open-cluster.js";
+import { openClusterEarly } from "./open-cluster.js";
 import { showRun } from "./show-run.js";
 
 export async function liveDestroy(pkgPath: string, f: FlagValues<typeof destroyFlags>, g: GlobalFlags, io: CommandIO): Promise<void> {
   const dryRun = f.dryRun ? ("client" as const) : ("none" as const);
-  const pkg = await readCommandPackage(pkgPath, io, f.rgFile);
-  const statusOptions = await statusOptionsFor(pkg, f.healthRules);
-  const cluster = openCluster(g, { maxSockets: (f.concurrency ?? 16) + 32 });
+  const early = openClusterEarly(g, { maxSockets: (f.concurrency ?? 16) + 32 });
   try {
+    const pkg = await readCommandPackage(pkgPath, io, f.rgFile);
+    const statusOptions = await statusOptionsFor(pkg, f.healthRules);
+    const cluster = early.use();
     const confirm = confirmHook(pkg, { command: "destroy", yes: f.yes, dryRun: f.dryRun, output: f.output, color: colorFor(io, g) }, io);
     const events = runDestroy(pkg, cluster, {
       dryRun,
@@ -27,6 +28,6 @@ export async function liveDestroy(pkgPath: string, f: FlagValues<typeof destroyF
     });
     await showRun(events, { command: "destroy", cluster, output: f.output, showStatusEvents: f.showStatusEvents, historyLimit: f.historyLimit, globals: g, io });
   } finally {
-    cluster.close();
+    early.close();
   }
 }

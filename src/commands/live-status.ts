@@ -6,13 +6,14 @@ import { followStatus } from "../status/follow-status.js";
 import type { FlagValues } from "./flag-spec.js";
 import type { GlobalFlags, statusFlags } from "./command-specs.js";
 import { colorFor, readCommandPackage, statusOptionsFor, type CommandIO } from "./io.js";
-import { openCluster } from "./open-cluster.js";
+import { openClusterEarly } from "./open-cluster.js";
 
 export async function liveStatus(pkgPath: string, f: FlagValues<typeof statusFlags>, g: GlobalFlags, io: CommandIO): Promise<void> {
-  const pkg = await readCommandPackage(pkgPath, io, f.rgFile);
-  const statusOptions = await statusOptionsFor(pkg, f.healthRules);
-  const cluster = openCluster(g);
+  const early = openClusterEarly(g);
   try {
+    const pkg = await readCommandPackage(pkgPath, io, f.rgFile);
+    const statusOptions = await statusOptionsFor(pkg, f.healthRules);
+    const cluster = early.use();
     let refs = await inventoryObjects(cluster, pkg.inventory, io.signal);
     const namespaces = f.namespaces ? new Set(f.namespaces) : undefined;
     if (namespaces) refs = refs.filter((r) => namespaces.has(r.namespace));
@@ -31,7 +32,7 @@ export async function liveStatus(pkgPath: string, f: FlagValues<typeof statusFla
       objects: refs,
     });
   } finally {
-    cluster.close();
+    early.close();
   }
 }
 

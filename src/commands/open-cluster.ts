@@ -32,3 +32,32 @@ export function connectionOptions(g: GlobalFlags): KubeconfigOptions {
 export function openCluster(g: GlobalFlags, opts: { maxSockets?: number } = {}): KubeCluster {
   return new KubeCluster({ ...connectionOptions(g), maxSockets: opts.maxSockets, userAgent: "kpt-ts", ...(g.cacheDir ? { httpCache: g.cacheDir } : {}) });
 }
+
+/** A cluster opened before the package is read; `use()` hands it over (or throws its configuration error). */
+export interface EarlyCluster {
+  use(): KubeCluster;
+  close(): void;
+}
+
+/**
+ * Opens the cluster and starts its preparation (KubeCluster.prepare) before the command reads its
+ * package, so the two overlap. An error in the connection settings is kept for `use()`, after the
+ * package was read: a broken package is still reported first, as it was before.
+ */
+export function openClusterEarly(g: GlobalFlags, opts: { maxSockets?: number; openapi?: boolean } = {}): EarlyCluster {
+  let cluster: KubeCluster | undefined;
+  let error: unknown;
+  try {
+    cluster = openCluster(g, opts);
+    cluster.prepare({ openapi: opts.openapi });
+  } catch (err) {
+    error = err;
+  }
+  return {
+    use: () => {
+      if (!cluster) throw error;
+      return cluster;
+    },
+    close: () => cluster?.close(),
+  };
+}

@@ -1,15 +1,15 @@
 // One change as a unified diff of YAML: the object as it stands against the object as apply
 // would leave it (`/dev/null` for the side that does not exist). Pure; printers colour it.
 
-import { stringify } from "yaml";
 import { formatGroupKind, type ObjRef } from "../object/ref.js";
 import type { KubeObject } from "../object/types.js";
+import { yamlLib } from "../object/yaml-lib.js";
 import type { Change } from "./change-set.js";
 import { diffLines, formatHunks, unifiedHunks } from "./line-diff.js";
 
 export function objectYamlLines(obj: KubeObject | undefined): string[] {
   if (!obj) return [];
-  return stringify(obj, { lineWidth: 0 }).replace(/\n$/, "").split("\n");
+  return yamlLib().stringify(obj, { lineWidth: 0 }).replace(/\n$/, "").split("\n");
 }
 
 /** `wp/deployment.apps/wordpress`, `namespace/wp`: the object's path in diff headers. */

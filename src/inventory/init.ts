@@ -11,8 +11,9 @@ import { INVENTORY_ID_LABEL } from "../object/parse-package.js";
 import { checkDnsLabel, checkDnsSubdomain, checkLabelValue } from "../object/names.js";
 import { isRecord } from "../object/validate-object.js";
 import { parseYamlDocuments } from "../object/yaml-documents.js";
+import { yamlLib } from "../object/yaml-lib.js";
 import { findInitNamespace } from "./init-namespace.js";
-import { parseDocument } from "yaml";
+import type { Document } from "yaml";
 
 export const DEFAULT_RG_FILE = "resourcegroup.yaml";
 
@@ -196,7 +197,7 @@ function findExistingInventories(files: readonly PackageFile[], rgFile: string, 
 }
 
 function readKptfileInventory(f: PackageFile, display: (rel: string) => string): ExistingKptfileInventory | PackageError | undefined {
-  const doc = parseDocument(f.content, { keepSourceTokens: false });
+  const doc = yamlLib().parseDocument(f.content, { keepSourceTokens: false });
   if (doc.errors.length > 0) {
     const e = doc.errors[0]!;
     return new PackageError([{ source: { file: display(f.path), line: e.linePos?.[0].line ?? 1 }, message: `invalid YAML: ${e.message.split("\n")[0]}` }]);
@@ -223,7 +224,7 @@ function readKptfileInventory(f: PackageFile, display: (rel: string) => string):
  * Cuts the key's lines out of the text, keeping everything else as written (kpt re-marshals the
  * whole Kptfile, dropping comments and reordering fields; keeping them is kinder).
  */
-function removeTopLevelKey(text: string, doc: ReturnType<typeof parseDocument>, key: string): string {
+function removeTopLevelKey(text: string, doc: Document.Parsed, key: string): string {
   const contents = doc.contents;
   if (!contents || !("items" in contents) || !Array.isArray(contents.items)) return text;
   for (const item of contents.items as unknown[]) {

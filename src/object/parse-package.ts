@@ -10,7 +10,7 @@ import type { PackageIssue } from "../errors.js";
 import { refKey, refOf } from "./ref.js";
 import type { InventoryInfo, KubeObject, Package, PackageDocument, PackageObject, SourcePos } from "./types.js";
 import { describeObject, isRecord, validateObject } from "./validate-object.js";
-import { parseYamlDocuments } from "./yaml-documents.js";
+import { parseYamlDocuments, type ParsedYaml } from "./yaml-documents.js";
 import type { FieldPath } from "./yaml-documents.js";
 import { checkDnsLabel, checkDnsSubdomain, checkLabelValue } from "./names.js";
 
@@ -28,6 +28,8 @@ export interface PackageFile {
   content: string;
   /** Set when the file could not be read as YAML text (binary, a broken link, a pipe...): why, and where. */
   unreadable?: { line: number; message: string };
+  /** Its documents, when the reader has them already (from the parse cache); else parsed here. */
+  parsed?: ParsedYaml;
 }
 
 export interface PackageInput {
@@ -92,7 +94,7 @@ export function analyzePackage(input: PackageInput, opts: ParsePackageOptions): 
   const found: Found = { objects: [], resourceGroups: [], streamKptfiles: [], labelled: [], healthRules: [] };
   for (const file of readable) {
     if (!input.fromStdin && posix.basename(file.path) === "Kptfile") continue;
-    const parsed = parseYamlDocuments(file.content);
+    const parsed = file.parsed ?? parseYamlDocuments(file.content);
     const where = display(file.path);
     for (const err of parsed.errors) issues.push({ source: { file: where, line: err.line }, message: `invalid YAML: ${err.message}` });
     if (functionConfigs.has(posix.normalize(file.path))) continue;

@@ -9,6 +9,8 @@ import { decodeText } from "./file-text.js";
 import { compileKrmIgnore } from "./krmignore.js";
 import type { IgnoreMatcher } from "./krmignore.js";
 import { analyzePackage, contentsOf } from "./parse-package.js";
+import type { ParseCache } from "./parse-cache.js";
+import { parseYamlDocuments, restoreYamlDocuments } from "./yaml-documents.js";
 import type { PackageContents, PackageFile, PackageInput } from "./parse-package.js";
 import type { Package } from "./types.js";
 
@@ -19,6 +21,8 @@ export interface ReadPackageOptions {
   onWarning?: (message: string) => void;
   /** `--rg-file`: the file holding the ResourceGroup, relative to the current directory. */
   rgFile?: string;
+  /** Where parsed files are kept between runs (the CLI's; a library caller may pass its own). */
+  parseCache?: ParseCache;
 }
 
 /** Reads and checks a package that must have an inventory; throws one PackageError with every issue. */
@@ -38,10 +42,40 @@ async function readPackageInput(path: string, opts: ReadPackageOptions, requireI
       ? { path, fromStdin: true, files: [stdinFile(opts.stdin)] }
       : { path, fromStdin: false, files: await collectPackageFiles(path, opts.onWarning) };
   if (opts.rgFile !== undefined && !(await isPackageFile(path, input.files, opts.rgFile))) input.inventoryFile = await readInventoryFile(opts.rgFile);
+  if (opts.parseCache) await parseWithCache(input.files, opts.parseCache);
   const analysis = analyzePackage(input, { requireInventory });
   for (const w of analysis.warnings) opts.onWarning?.(w);
   if (analysis.issues.length > 0) throw new PackageError(analysis.issues);
   return contentsOf(analysis);
+}
+
+/**
+ * Each file's documents from the cache, or parsed now and then kept. One file at a time, with a
+ * turn of the event loop after each, so requests already under way (the connection being
+ * opened meanwhile) make progress. Files holding a Secret are never written to the cache.
+ */
+async function parseWithCache(files: PackageFile[], cache: ParseCache): Promise<void> {
+  const writes: Promise<void>[] = [];
+  for (const f of files) {
+    if (f.unreadable || posix.basename(f.path) === "Kptfile") continue;
+    const snap = await cache.read(f.content);
+    if (snap) {
+      f.parsed = restoreYamlDocuments(f.content, snap);
+      continue;
+    }
+    f.parsed = parseYamlDocuments(f.content);
+    const fresh = f.parsed.snapshot?.();
+    if (fresh && !fresh.documents.some((d) => holdsSecret(d.value))) writes.push(cache.write(f.content, fresh));
+    await new Promise((resolve) => setImmediate(resolve));
+  }
+  await Promise.all(writes);
+}
+
+/** A Secret, or a List with one among its items. */
+function holdsSecret(value: unknown): boolean {
+  if (value === null || typeof value !== "object" || Array.isArray(value)) return false;
+  const v = value as { kind?: unknown; items?: unknown };
+  return v.kind === "Secret" || (Array.isArray(v.items) && v.items.some(holdsSecret));
 }
 
 /** `--rg-file` naming a file the package already holds: read once, as part of the package. */

@@ -2,7 +2,9 @@
 // identity and metadata go: the shape with zod, then the syntax rules per field. Every problem
 // carries the path of the offending field so the caller can point at its line.
 
-import { z } from "zod";
+// zod/mini: the same checks, and its tree-shakable API keeps zod's locales and unused schemas
+// out of the bundle (the full `zod` export cost every command start-up time).
+import * as z from "zod/mini";
 import { groupOf } from "./ref.js";
 import type { KubeObject } from "./types.js";
 import type { FieldPath } from "./yaml-documents.js";
@@ -25,12 +27,12 @@ const objectSchema = z.looseObject({
   apiVersion: z.string(),
   kind: z.string(),
   metadata: z.looseObject({
-    name: z.string().optional(),
-    generateName: z.string().optional(),
-    namespace: z.string().optional(),
+    name: z.optional(z.string()),
+    generateName: z.optional(z.string()),
+    namespace: z.optional(z.string()),
     // `labels:` with nothing after it is null; the API server treats it as empty.
-    labels: stringMap.nullish(),
-    annotations: stringMap.nullish(),
+    labels: z.nullish(stringMap),
+    annotations: z.nullish(stringMap),
   }),
 });
 

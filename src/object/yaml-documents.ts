@@ -1,14 +1,9 @@
 // Splits one YAML file into documents and keeps a way back from any field to its line, so
 // every message about a package can point at the exact place to fix.
 
-import { createRequire } from "node:module";
 import jsyaml from "js-yaml";
 import type { Document, Node } from "yaml";
-
-// The precise parser is only needed for messages and unusual files; loading it on every run would
-// cost every command its start-up time. Its CommonJS build can be required synchronously.
-let yamlLib: typeof import("yaml") | undefined;
-const yaml = (): typeof import("yaml") => (yamlLib ??= createRequire(import.meta.url)("yaml") as typeof import("yaml"));
+import { yamlLib as yaml } from "./yaml-lib.js";
 
 export type FieldPath = readonly (string | number)[];
 
@@ -31,6 +26,17 @@ export interface YamlSyntaxError {
 export interface ParsedYaml {
   documents: YamlDocument[];
   errors: YamlSyntaxError[];
+  /**
+   * The result as plain data that `restoreYamlDocuments` turns back into the same documents, for
+   * a cache between runs (parse-cache.ts); absent when the file took the precise path or holds a
+   * value JSON cannot carry (NaN, infinities, -0).
+   */
+  snapshot?: () => YamlSnapshot | undefined;
+}
+
+/** A file's documents as JSON: each value with the lines its chunk spans. */
+export interface YamlSnapshot {
+  documents: { value: unknown; line: number; firstLine: number; lineCount: number; textLength: number }[];
 }
 
 /**
@@ -84,6 +90,7 @@ export function parseYamlDocuments(content: string): ParsedYaml {
   const chunks = splitDocuments(text);
   if (!chunks) return parseYamlDocumentsPrecisely(text);
   const documents: YamlDocument[] = [];
+  const kept: YamlSnapshot["documents"] = [];
   for (const chunk of chunks) {
     // js-yaml shares aliased nodes instead of copying them, so an alias "bomb" would only explode
     // when the object is sent; the precise parser counts and refuses excessive aliasing.
@@ -96,17 +103,41 @@ export function parseYamlDocuments(content: string): ParsedYaml {
       return parseYamlDocumentsPrecisely(text);
     }
     if (value === null || value === undefined) continue;
-    let tree: YamlDocument | undefined;
-    const precise = (): YamlDocument | undefined => {
-      if (tree) return tree;
-      const offsetLines = chunk.firstLine - 1;
-      const one = parseYamlDocumentsPrecisely(chunk.text).documents[0];
-      if (one) tree = { value: one.value, line: one.line + offsetLines, lineOf: (path) => mapLine(one.lineOf(path), offsetLines) };
-      return tree;
-    };
-    documents.push({ value, line: chunk.firstLine + leadingBlankLines(chunk.text), lineOf: (path) => precise()?.lineOf(path), textLength: chunk.text.length });
+    const line = chunk.firstLine + leadingBlankLines(chunk.text);
+    documents.push(fastDocument(value, line, () => chunk.text, chunk.firstLine, chunk.text.length));
+    kept.push({ value, line, firstLine: chunk.firstLine, lineCount: chunk.lineCount, textLength: chunk.text.length });
   }
-  return { documents, errors: [] };
+  return { documents, errors: [], snapshot: () => (kept.every((d) => isJsonSafe(d.value)) ? { documents: kept } : undefined) };
+}
+
+/** The documents a snapshot of this very text holds, as parseYamlDocuments returned them. */
+export function restoreYamlDocuments(content: string, snap: YamlSnapshot): ParsedYaml {
+  const text = content.charCodeAt(0) === 0xfeff ? content.slice(1) : content;
+  let lines: string[] | undefined;
+  const chunkText = (firstLine: number, lineCount: number) => (lines ??= text.split("\n")).slice(firstLine - 1, firstLine - 1 + lineCount).join("\n");
+  const documents = snap.documents.map((d) => fastDocument(d.value, d.line, () => chunkText(d.firstLine, d.lineCount), d.firstLine, d.textLength));
+  return { documents, errors: [], snapshot: () => snap };
+}
+
+/** A document read by the fast path: its field lines come from the precise parser, on demand. */
+function fastDocument(value: unknown, line: number, chunkText: () => string, firstLine: number, textLength: number): YamlDocument {
+  let tree: YamlDocument | undefined;
+  const precise = (): YamlDocument | undefined => {
+    if (tree) return tree;
+    const offsetLines = firstLine - 1;
+    const one = parseYamlDocumentsPrecisely(chunkText()).documents[0];
+    if (one) tree = { value: one.value, line: one.line + offsetLines, lineOf: (path) => mapLine(one.lineOf(path), offsetLines) };
+    return tree;
+  };
+  return { value, line, lineOf: (path) => precise()?.lineOf(path), textLength };
+}
+
+/** Whether JSON gives the value back as it is (it turns NaN and infinities into null, -0 into 0). */
+function isJsonSafe(value: unknown): boolean {
+  if (typeof value === "number") return Number.isFinite(value) && !Object.is(value, -0);
+  if (Array.isArray(value)) return value.every(isJsonSafe);
+  if (value !== null && typeof value === "object") return Object.values(value).every(isJsonSafe);
+  return true;
 }
 
 /**
@@ -125,10 +156,14 @@ function mapLine(line: number | undefined, offset: number): number | undefined {
 /** Lines before the document's content (comments, blank lines), so `line` points at its first key. */
 function leadingBlankLines(text: string): number {
   let n = 0;
-  for (const line of text.split("\n")) {
+  // Line by line from the start (splitting the whole document cost more than parsing it).
+  for (let start = 0; start <= text.length; n++) {
+    const end = text.indexOf("\n", start);
+    const line = text.slice(start, end < 0 ? text.length : end);
     const t = line.trim();
-    if (t === "" || t.startsWith("#") || t === "---" || SEPARATOR.test(line)) n++;
-    else break;
+    if (!(t === "" || t.startsWith("#") || t === "---" || SEPARATOR.test(line))) break;
+    if (end < 0) return n + 1;
+    start = end + 1;
   }
   return n;
 }
@@ -137,6 +172,7 @@ interface Chunk {
   text: string;
   /** 1-based line of the chunk's first line in the file. */
   firstLine: number;
+  lineCount: number;
 }
 
 /** Splits on separator lines; undefined when the file has constructs only the full parser handles. */
@@ -148,11 +184,11 @@ function splitDocuments(text: string): Chunk[] | undefined {
     const line = lines[i]!;
     if (line.startsWith("---")) {
       if (!SEPARATOR.test(line)) return undefined;
-      if (i > start) chunks.push({ text: lines.slice(start, i).join("\n"), firstLine: start + 1 });
+      if (i > start) chunks.push({ text: lines.slice(start, i).join("\n"), firstLine: start + 1, lineCount: i - start });
       start = i + 1;
     } else if (line.startsWith("...") || line.startsWith("%")) return undefined; // document end markers, directives
   }
-  if (start < lines.length) chunks.push({ text: lines.slice(start).join("\n"), firstLine: start + 1 });
+  if (start < lines.length) chunks.push({ text: lines.slice(start).join("\n"), firstLine: start + 1, lineCount: lines.length - start });
   return chunks;
 }
 

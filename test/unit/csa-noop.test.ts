@@ -5,10 +5,13 @@
 import { readFileSync } from "node:fs";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { withLastApplied } from "../../src/apply/csa/last-applied.js";
+import { lastAppliedOf, withLastApplied } from "../../src/apply/csa/last-applied.js";
+import { applyMergePatch, applyStrategicPatch } from "../../src/apply/csa/apply-patch.js";
+import { storedForm } from "../../src/apply/csa/stored-form.js";
+import { createThreeWayMergePatch, createThreeWayStrategicPatch, isEmptyPatch } from "../../src/apply/csa/three-way-patch.js";
 import { patchSchemaFor } from "../../src/apply/csa/patch-schema.js";
 import { isCsaNoop, planClientSideApply } from "../../src/apply/csa/plan-csa.js";
-import { containsJson } from "../../src/apply/csa/json-value.js";
+import { containsJson, deepEqualJson } from "../../src/apply/csa/json-value.js";
 import type { KubeObject } from "../../src/object/types.js";
 
 const loadDoc = (file: string): unknown => JSON.parse(readFileSync(new URL(`./fixtures/openapi/${file}`, import.meta.url), "utf8"));
@@ -77,6 +80,49 @@ describe("isCsaNoop", () => {
         const liveD = stored(deployment(img1, p1));
         const d = deployment(img2, p2);
         if (isCsaNoop(d, liveD)) expect(planClientSideApply(d, liveD, apps).op).toBe("unchanged");
+      }),
+      { numRuns: 500 },
+    );
+  });
+});
+
+// planClientSideApply answers "unchanged" early when the live object was last applied from this
+// very configuration and lacks nothing of it; that must be exactly kubectl's answer, the full
+// three-way patch being empty (or writing nothing the server would store).
+describe("the unchanged shortcut", () => {
+  const fullAnswer = (d: KubeObject, live: KubeObject, schema: typeof apps | undefined): "unchanged" | "patch" => {
+    const original = lastAppliedOf(live);
+    const modified = withLastApplied(d);
+    const patch = schema ? createThreeWayStrategicPatch(original, modified, live, schema) : createThreeWayMergePatch(original, modified, live);
+    if (isEmptyPatch(patch)) return "unchanged";
+    const preview = schema ? applyStrategicPatch(live, patch, schema) : applyMergePatch(live, patch);
+    return deepEqualJson(storedForm(preview as KubeObject, live) as never, live as never) ? "unchanged" : "patch";
+  };
+
+  it("agrees with the full patch on re-applies over drifted live objects", () => {
+    const port = fc.record({ containerPort: fc.constantFrom(80, 8080), protocol: fc.constantFrom("TCP", "UDP", undefined) }, { requiredKeys: ["containerPort"] });
+    const ports = fc.uniqueArray(port, { selector: (p) => p.containerPort, maxLength: 2 });
+    const drift = fc.record({
+      image: fc.constantFrom(undefined, "pause:3.9"),
+      protocol: fc.constantFrom(undefined, "TCP", "SCTP"),
+      extraPort: fc.boolean(),
+      dropPorts: fc.boolean(),
+      label: fc.constantFrom(undefined, "x"),
+      replicas: fc.constantFrom(undefined, 3),
+    });
+    fc.assert(
+      fc.property(fc.constantFrom("pause:3.10", "pause:3.9"), ports, drift, fc.boolean(), (image, p, dr, strategic) => {
+        const d = deployment(image, p);
+        const live = stored(d) as any;
+        const c = live.spec.template.spec.containers[0];
+        if (dr.image) c.image = dr.image;
+        if (dr.protocol && c.ports[0]) c.ports[0].protocol = dr.protocol;
+        if (dr.extraPort) c.ports.push({ containerPort: 9999 });
+        if (dr.dropPorts) delete c.ports;
+        if (dr.label) live.spec.template.metadata.labels.extra = dr.label;
+        if (dr.replicas) live.spec.replicas = dr.replicas;
+        const schema = strategic ? apps : undefined;
+        expect(planClientSideApply(d, live, schema).op).toBe(fullAnswer(d, live, schema));
       }),
       { numRuns: 500 },
     );

@@ -1,7 +1,7 @@
 // Issue 17: discovery and OpenAPI kept on disk between runs, never stale: a cached body is used
 // only when the server answers 304 to its ETag; the cache can be moved or turned off.
 import { createServer, type Server } from "node:http";
-import { mkdtemp, readdir } from "node:fs/promises";
+import { mkdtemp, readdir, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -20,6 +20,19 @@ describe("the disk cache", () => {
     expect(await a.read("discovery /api")).toBeUndefined();
     expect(await b.read("discovery /apis")).toBeUndefined();
     expect((await readdir(dir)).sort()).toEqual([expect.stringMatching(/^10\.0\.0\.1_6443-/)]);
+  });
+
+  it("keeps a body byte for byte (newlines included), and takes a file it cannot read for a miss", async () => {
+    const dir = await mkdtemp(join(tmpdir(), "kpt-ts-cache-"));
+    const cache = diskCacheFor("https://10.0.0.1:6443", { KPT_TS_HTTP_CACHE: dir })!;
+    const body = '{\n  "paths": {"a": "b\\n"}\n}\n';
+    await cache.write("openapi /x?hash=1", { body });
+    expect(await cache.read("openapi /x?hash=1")).toEqual({ body });
+    // An entry written by an earlier version (the whole entry as one JSON document) is a miss, not an error.
+    const [sub] = await readdir(dir);
+    const [file] = await readdir(join(dir, sub!));
+    await writeFile(join(dir, sub!, file!), JSON.stringify({ key: "openapi /x?hash=1", body: "{}" }));
+    expect(await cache.read("openapi /x?hash=1")).toBeUndefined();
   });
 
   it("is off with KPT_TS_HTTP_CACHE=off, and lives under the user's cache directory by default", () => {

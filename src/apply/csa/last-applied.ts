@@ -33,13 +33,15 @@ export function withLastApplied(obj: KubeObject): KubeObject {
 
 /** The annotation's value for `obj`, as withLastApplied writes it. */
 export function lastAppliedValue(obj: KubeObject): string {
-  return lastAppliedConfig(obj).value;
+  const { [LAST_APPLIED_ANNOTATION]: _previous, ...annotations } = obj.metadata.annotations ?? {};
+  // sortKeys copies as it goes, so the object itself is only read.
+  return encodeLikeGo({ ...obj, metadata: { ...obj.metadata, annotations } });
 }
 
 function lastAppliedConfig(obj: KubeObject): { config: KubeObject; value: string } {
-  const config = structuredClone(obj);
-  const { [LAST_APPLIED_ANNOTATION]: _previous, ...annotations } = config.metadata.annotations ?? {};
-  config.metadata.annotations = annotations;
+  const { [LAST_APPLIED_ANNOTATION]: _previous, ...annotations } = obj.metadata.annotations ?? {};
+  // A JSON copy (faster than structuredClone), keeping the package's key order for diffs.
+  const config = JSON.parse(JSON.stringify({ ...obj, metadata: { ...obj.metadata, annotations } })) as KubeObject;
   return { config, value: encodeLikeGo(config) };
 }
 

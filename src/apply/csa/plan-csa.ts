@@ -9,7 +9,7 @@ import { LAST_APPLIED_ANNOTATION, lastAppliedOf, lastAppliedValue, withLastAppli
 import type { PatchSchema } from "./patch-schema.js";
 import { storedForm } from "./stored-form.js";
 import { containsJson, deepEqualJson, type JsonValue } from "./json-value.js";
-import { createThreeWayMergePatch, createThreeWayStrategicPatch, isEmptyPatch } from "./three-way-patch.js";
+import { createThreeWayMergePatch, createThreeWayStrategicPatch, isEmptyPatch, mergeAdditions, strategicAdditions } from "./three-way-patch.js";
 
 export type CsaPatchType = "strategic" | "merge";
 
@@ -31,8 +31,32 @@ export function isCsaNoop(desired: KubeObject, live: KubeObject): boolean {
   return live.metadata.annotations?.[LAST_APPLIED_ANNOTATION] === lastAppliedValue(desired);
 }
 
+/**
+ * The live object was last applied from exactly this configuration, which says nothing of its
+ * own annotation and holds only what JSON carries (an undefined field would be dropped from
+ * the configuration, and then differ from it).
+ */
+function lastAppliedUnchanged(desired: KubeObject, live: KubeObject): boolean {
+  const recorded = live.metadata.annotations?.[LAST_APPLIED_ANNOTATION];
+  if (recorded === undefined || desired.metadata.annotations?.[LAST_APPLIED_ANNOTATION] !== undefined) return false;
+  return recorded === lastAppliedValue(desired) && !hasUndefined(desired);
+}
+
+function hasUndefined(value: unknown): boolean {
+  if (value === undefined) return true;
+  if (Array.isArray(value)) return value.some(hasUndefined);
+  if (value !== null && typeof value === "object") return Object.values(value).some(hasUndefined);
+  return false;
+}
+
 /** Throws PatchError when the objects cannot be patched (e.g. a merge-list item without its key). */
 export function planClientSideApply(desired: KubeObject, live: KubeObject | undefined, schema: PatchSchema | undefined): CsaPlan {
+  if (live && lastAppliedUnchanged(desired, live)) {
+    // Nothing to delete (see strategicAdditions): unchanged when nothing is to be added or
+    // changed either. Otherwise the full patch below decides.
+    const additions = schema ? strategicAdditions(live, desired, schema) : mergeAdditions(live, desired);
+    if (isEmptyPatch(additions)) return { op: "unchanged" };
+  }
   const modified = withLastApplied(desired);
   if (!live) return { op: "create", body: modified };
   const original = lastAppliedOf(live);
