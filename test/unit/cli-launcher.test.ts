@@ -1,0 +1,47 @@
+// Issue 17: the built `kpt-ts` keeps V8's code cache per command, and a missing, foreign or broken
+// cache never changes what a command does. Reads the built dist/ (npm run build).
+import { spawnSync } from "node:child_process";
+import { existsSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+
+const root = join(import.meta.dirname, "..", "..");
+const cli = join(root, "dist", "cli.js");
+
+function run(args: string[], env: Record<string, string>) {
+  const r = spawnSync(process.execPath, [cli, ...args], { encoding: "utf8", env: { ...process.env, ...env } });
+  return { code: r.status, stdout: r.stdout, stderr: r.stderr };
+}
+
+describe.skipIf(!existsSync(cli))("the kpt-ts launcher (run npm run build first)", () => {
+  it("keeps one code cache per command, and answers the same with it, without it, and with a broken one", () => {
+    const dir = mkdtempSync(join(tmpdir(), "kpt-ts-code-"));
+    const plain = run(["live", "status", "--help"], { KPT_TS_CODE_CACHE: "off" });
+    expect(plain.code).toBe(0);
+    expect(plain.stdout).toMatch(/Usage: kpt-ts live status/);
+
+    const first = run(["live", "status", "--help"], { KPT_TS_CODE_CACHE: dir });
+    const statusFiles = readdirSync(dir);
+    expect(statusFiles).toHaveLength(1);
+    const second = run(["live", "status", "--help"], { KPT_TS_CODE_CACHE: dir });
+    run(["--version"], { KPT_TS_CODE_CACHE: dir });
+    expect(readdirSync(dir)).toHaveLength(2);
+    for (const r of [first, second]) expect([r.code, r.stdout, r.stderr]).toEqual([plain.code, plain.stdout, plain.stderr]);
+
+    // Garbage where the cache was: V8 refuses it, the command runs as usual and the cache is rewritten.
+    const file = statusFiles[0];
+    for (const f of readdirSync(dir)) writeFileSync(join(dir, f), "not a code cache");
+    const broken = run(["live", "status", "--help"], { KPT_TS_CODE_CACHE: dir });
+    expect([broken.code, broken.stdout, broken.stderr]).toEqual([plain.code, plain.stdout, plain.stderr]);
+    expect(readFileSync(join(dir, file!), "utf8")).not.toBe("not a code cache");
+  });
+
+  it("writes nothing with KPT_TS_CODE_CACHE=off, and exits with the command's own code", () => {
+    const home = mkdtempSync(join(tmpdir(), "kpt-ts-code-home-"));
+    const bad = run(["live", "apply", "--no-such-flag"], { KPT_TS_CODE_CACHE: "off", XDG_CACHE_HOME: home });
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toMatch(/unknown option '--no-such-flag'/);
+    expect(readdirSync(home)).toEqual([]);
+  });
+});

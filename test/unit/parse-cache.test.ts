@@ -1,0 +1,132 @@
+// Issue 17: parsed package files are kept between runs. A file read back from the cache must be
+// the same package as one parsed again: the same values, the same lines for every message, the
+// same errors; files holding a Secret never reach the disk.
+
+import { mkdtemp, readdir, readFile, writeFile, mkdir } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { parseCacheFor } from "../../src/object/parse-cache.js";
+import { readPackage } from "../../src/object/read-package.js";
+import { parseYamlDocuments, restoreYamlDocuments } from "../../src/object/yaml-documents.js";
+import { PackageError } from "../../src/errors.js";
+
+const FILE = `# a comment first
+apiVersion: v1
+kind: ConfigMap
+metadata:
+  name: one
+  namespace: app
+data:
+  key: value
+---
+
+# blank lines and a comment before the second
+apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: two
+  namespace: app
+spec:
+  replicas: 2
+  template:
+    spec:
+      containers:
+        - name: app
+          image: pause
+---
+---
+apiVersion: v1
+kind: Service
+metadata: {name: three, namespace: app}
+spec:
+  ports: [{port: 80, targetPort: 8080}]
+`;
+
+const RG = "apiVersion: kpt.dev/v1alpha1\nkind: ResourceGroup\nmetadata:\n  name: inv\n  namespace: app\n  labels:\n    cli-utils.sigs.k8s.io/inventory-id: inv-id\n";
+
+describe("a snapshot of parsed documents", () => {
+  it("restores the same values, document lines and field lines", () => {
+    const fresh = parseYamlDocuments(FILE);
+    const snap = fresh.snapshot?.();
+    expect(snap).toBeDefined();
+    const restored = restoreYamlDocuments(FILE, JSON.parse(JSON.stringify(snap)));
+    expect(restored.documents.map((d) => d.value)).toEqual(fresh.documents.map((d) => d.value));
+    expect(restored.documents.map((d) => [d.line, d.textLength])).toEqual(fresh.documents.map((d) => [d.line, d.textLength]));
+    for (const path of [["metadata", "name"], ["spec", "template", "spec", "containers", 0, "image"], ["spec", "ports", 0, "targetPort"], ["data", "key"]] as const) {
+      expect(restored.documents.map((d) => d.lineOf(path))).toEqual(fresh.documents.map((d) => d.lineOf(path)));
+    }
+    expect(fresh.documents[1]!.lineOf(["spec", "template", "spec", "containers", 0, "image"])).toBe(23);
+  });
+
+  it("is not offered for what JSON would change (NaN, infinities) or for files the precise parser read", () => {
+    expect(parseYamlDocuments("a: .nan\n").snapshot?.()).toBeUndefined();
+    expect(parseYamlDocuments("a: -.inf\n").snapshot?.()).toBeUndefined();
+    expect(parseYamlDocuments("a: &x 1\nb: *x\n").snapshot).toBeUndefined();
+  });
+});
+
+describe("the package reader with a parse cache", () => {
+  async function pkg(files: Record<string, string>): Promise<string> {
+    const dir = await mkdtemp(join(tmpdir(), "kpt-ts-pc-pkg-"));
+    for (const [name, text] of Object.entries(files)) await writeFile(join(dir, name), text);
+    return dir;
+  }
+
+  it("reads the second time from the cache, with the same objects and the same error lines", async () => {
+    const cacheDir = await mkdtemp(join(tmpdir(), "kpt-ts-pc-"));
+    const cache = parseCacheFor({ KPT_TS_PARSE_CACHE: cacheDir })!;
+    const broken = FILE.replace("name: two", "name: Two_Bad");
+    const dir = await pkg({ "resources.yaml": broken, "rg.yaml": RG });
+    const errorOf = async () => (await readPackage(dir, { parseCache: cache }).catch((e: unknown) => e)) as PackageError;
+    const first = await errorOf();
+    expect(first).toBeInstanceOf(PackageError);
+    expect((await readdir(cacheDir)).length).toBe(2);
+    const second = await errorOf();
+    expect(second.issues).toEqual(first.issues);
+    expect(first.issues[0]!.source).toEqual({ file: join(dir, "resources.yaml"), line: 15 });
+
+    const good = await pkg({ "resources.yaml": FILE, "rg.yaml": RG });
+    const a = await readPackage(good, { parseCache: cache });
+    const b = await readPackage(good, { parseCache: cache });
+    const c = await readPackage(good);
+    expect(b.objects.map((o) => [o.object, o.source])).toEqual(a.objects.map((o) => [o.object, o.source]));
+    expect(c.objects.map((o) => [o.object, o.source])).toEqual(a.objects.map((o) => [o.object, o.source]));
+  });
+
+  it("uses what the cache holds for the same text (so a second read parses nothing)", async () => {
+    const cacheDir = await mkdtemp(join(tmpdir(), "kpt-ts-pc-"));
+    const cache = parseCacheFor({ KPT_TS_PARSE_CACHE: cacheDir })!;
+    const dir = await pkg({ "resources.yaml": FILE, "rg.yaml": RG });
+    await readPackage(dir, { parseCache: cache });
+    for (const f of await readdir(cacheDir)) {
+      const snap = JSON.parse(await readFile(join(cacheDir, f), "utf8"));
+      for (const d of snap.documents) if (d.value?.metadata?.name === "one") d.value.data.key = "from the cache";
+      await writeFile(join(cacheDir, f), JSON.stringify(snap));
+    }
+    const read = await readPackage(dir, { parseCache: cache });
+    expect(read.objects.find((o) => o.object.metadata.name === "one")!.object.data).toEqual({ key: "from the cache" });
+  });
+
+  it("never writes a file holding a Secret (or a List with one) to the cache", async () => {
+    const cacheDir = await mkdtemp(join(tmpdir(), "kpt-ts-pc-"));
+    const cache = parseCacheFor({ KPT_TS_PARSE_CACHE: cacheDir })!;
+    const secret = "apiVersion: v1\nkind: Secret\nmetadata:\n  name: s\n  namespace: app\nstringData:\n  password: hunter2\n";
+    const list = "apiVersion: v1\nkind: List\nitems:\n  - apiVersion: v1\n    kind: Secret\n    metadata: {name: t, namespace: app}\n    stringData: {token: abc}\n";
+    const dir = await pkg({ "secret.yaml": secret, "list.yaml": list, "rg.yaml": RG });
+    await readPackage(dir, { parseCache: cache });
+    const entries = await readdir(cacheDir);
+    expect(entries).toHaveLength(1); // rg.yaml only
+    const texts = await Promise.all(entries.map((f) => readFile(join(cacheDir, f), "utf8")));
+    expect(texts.join("")).not.toMatch(/hunter2|abc|Secret/);
+  });
+
+  it("is off with KPT_TS_PARSE_CACHE=off, and under the user's cache directory by default", async () => {
+    expect(parseCacheFor({ KPT_TS_PARSE_CACHE: "off" })).toBeUndefined();
+    const home = await mkdtemp(join(tmpdir(), "kpt-ts-pc-home-"));
+    await mkdir(join(home, "c"));
+    const cache = parseCacheFor({ XDG_CACHE_HOME: join(home, "c") })!;
+    await cache.write("x: 1\n", { documents: [] });
+    expect(await readdir(join(home, "c", "kpt-ts", "parsed"))).toHaveLength(1);
+  });
+});
