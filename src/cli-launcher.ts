@@ -10,10 +10,10 @@
 // KPT_TS_CODE_CACHE=off turns it off, or names the directory to keep it in.
 
 import { createHash } from "node:crypto";
-import { mkdirSync, readFileSync, renameSync, statSync, writeFileSync } from "node:fs";
+import { mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { homedir } from "node:os";
-import { dirname, join } from "node:path";
+import { basename, dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { constants as vmConstants, Script } from "node:vm";
 
@@ -45,6 +45,9 @@ function runCached(file: string, importModuleDynamically: symbol): void {
         const tmp = `${file}.${process.pid}.tmp`;
         writeFileSync(tmp, script.createCachedData(), { mode: 0o600 });
         renameSync(tmp, file);
+        // The same command's caches from other builds (an upgrade) are of no use any more.
+        const [prefix] = basename(file).split("-");
+        for (const f of readdirSync(dirname(file))) if (f.startsWith(`${prefix}-`) && f !== basename(file)) rmSync(join(dirname(file), f), { force: true });
       } catch {
         /* an optimisation only */
       }
@@ -69,12 +72,16 @@ function codeCacheFile(): string | undefined {
   } catch {
     return undefined;
   }
-  const command = process.argv
-    .slice(2)
-    .slice(0, 2)
-    .filter((w) => /^[a-z][a-z-]*$/.test(w))
-    .join(" ");
+  const args = process.argv.slice(2);
+  // `live apply --help` compiles little of what `live apply` runs: its cache is kept apart.
+  const help = args.some((a) => a === "--help" || a === "-h") ? " --help" : "";
+  const command =
+    args
+      .slice(0, 2)
+      .filter((w) => /^[a-z][a-z-]*$/.test(w))
+      .join(" ") + help;
   const dir = setting || join(process.env.XDG_CACHE_HOME || join(homedir(), ".cache"), "kpt-ts", "code");
-  const key = createHash("sha256").update(`${program}|${stamp}|${process.version}|${process.arch}|${process.execArgv.join(" ")}|${command}`).digest("hex").slice(0, 32);
-  return join(dir, `${key}.bin`);
+  // `<command>-<build>.bin`: the command's part lets a new build's cache replace the old one.
+  const hash = (text: string, n: number) => createHash("sha256").update(text).digest("hex").slice(0, n);
+  return join(dir, `${hash(`${program}|${command}`, 12)}-${hash(`${stamp}|${process.version}|${process.arch}|${process.execArgv.join(" ")}`, 20)}.bin`);
 }

@@ -6,7 +6,7 @@
 
 import { createHash } from "node:crypto";
 import { statSync } from "node:fs";
-import { mkdir, readFile, rename, writeFile } from "node:fs/promises";
+import { mkdir, readdir, readFile, rename, stat, unlink, utimes, writeFile } from "node:fs/promises";
 import { homedir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -41,7 +41,11 @@ export function parseCacheFor(env: NodeJS.ProcessEnv = process.env): ParseCache 
   return {
     async read(text) {
       try {
-        const snap = JSON.parse(await readFile(file(text), "utf8")) as YamlSnapshot;
+        const name = file(text);
+        const snap = JSON.parse(await readFile(name, "utf8")) as YamlSnapshot;
+        // Marks the entry as used, for the clean-up below.
+        const now = new Date();
+        utimes(name, now, now).catch(() => undefined);
         return Array.isArray(snap.documents) ? snap : undefined;
       } catch {
         return undefined;
@@ -55,9 +59,25 @@ export function parseCacheFor(env: NodeJS.ProcessEnv = process.env): ParseCache 
         const tmp = `${target}.${process.pid}.tmp`;
         await writeFile(tmp, JSON.stringify(snapshot), { mode: 0o600 });
         await rename(tmp, target);
+        // Every edit of a file adds an entry: now and then, entries unused for a month go.
+        if (Math.random() < 1 / 32) await removeUnused(dir, MONTH_MS);
       } catch {
         /* an optimisation only */
       }
     },
   };
+}
+
+const MONTH_MS = 30 * 24 * 3600 * 1000;
+
+/** Removes the entries not read or written for `ageMs`. */
+export async function removeUnused(dir: string, ageMs: number, now = Date.now()): Promise<void> {
+  for (const name of await readdir(dir)) {
+    const path = join(dir, name);
+    try {
+      if (now - (await stat(path)).mtimeMs > ageMs) await unlink(path);
+    } catch {
+      /* gone meanwhile */
+    }
+  }
 }

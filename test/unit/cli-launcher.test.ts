@@ -26,7 +26,8 @@ describe.skipIf(!existsSync(cli))("the kpt-ts launcher (run npm run build first)
     expect(statusFiles).toHaveLength(1);
     const second = run(["live", "status", "--help"], { KPT_TS_CODE_CACHE: dir });
     run(["--version"], { KPT_TS_CODE_CACHE: dir });
-    expect(readdirSync(dir)).toHaveLength(2);
+    run(["live", "status", "--no-such-flag"], { KPT_TS_CODE_CACHE: dir });
+    expect(readdirSync(dir)).toHaveLength(3); // live status --help, --version, live status
     for (const r of [first, second]) expect([r.code, r.stdout, r.stderr]).toEqual([plain.code, plain.stdout, plain.stderr]);
 
     // Garbage where the cache was: V8 refuses it, the command runs as usual and the cache is rewritten.
@@ -35,6 +36,18 @@ describe.skipIf(!existsSync(cli))("the kpt-ts launcher (run npm run build first)
     const broken = run(["live", "status", "--help"], { KPT_TS_CODE_CACHE: dir });
     expect([broken.code, broken.stdout, broken.stderr]).toEqual([plain.code, plain.stdout, plain.stderr]);
     expect(readFileSync(join(dir, file!), "utf8")).not.toBe("not a code cache");
+  });
+
+  it("replaces the same command's cache of another build (an upgrade) when it writes its own", () => {
+    const dir = mkdtempSync(join(tmpdir(), "kpt-ts-code-"));
+    run(["--version"], { KPT_TS_CODE_CACHE: dir });
+    const [mine] = readdirSync(dir);
+    const older = `${mine!.split("-")[0]}-0123456789abcdef0123.bin`;
+    writeFileSync(join(dir, older), "an older build's cache");
+    writeFileSync(join(dir, "other-command.bin"), "another command's");
+    writeFileSync(join(dir, mine!), "refused, so written again");
+    expect(run(["--version"], { KPT_TS_CODE_CACHE: dir }).code).toBe(0);
+    expect(readdirSync(dir).sort()).toEqual([mine!, "other-command.bin"].sort());
   });
 
   it("writes nothing with KPT_TS_CODE_CACHE=off, and exits with the command's own code", () => {

@@ -2,11 +2,11 @@
 // the same package as one parsed again: the same values, the same lines for every message, the
 // same errors; files holding a Secret never reach the disk.
 
-import { mkdtemp, readdir, readFile, writeFile, mkdir } from "node:fs/promises";
+import { mkdtemp, readdir, readFile, writeFile, mkdir, utimes } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { parseCacheFor } from "../../src/object/parse-cache.js";
+import { parseCacheFor, removeUnused } from "../../src/object/parse-cache.js";
 import { readPackage } from "../../src/object/read-package.js";
 import { parseYamlDocuments, restoreYamlDocuments } from "../../src/object/yaml-documents.js";
 import { PackageError } from "../../src/errors.js";
@@ -119,6 +119,16 @@ describe("the package reader with a parse cache", () => {
     expect(entries).toHaveLength(1); // rg.yaml only
     const texts = await Promise.all(entries.map((f) => readFile(join(cacheDir, f), "utf8")));
     expect(texts.join("")).not.toMatch(/hunter2|abc|Secret/);
+  });
+
+  it("removes entries unused for longer than the age it is given, and keeps the others", async () => {
+    const dir = await mkdtemp(join(tmpdir(), "kpt-ts-pc-"));
+    await writeFile(join(dir, "old.json"), "{}");
+    await writeFile(join(dir, "new.json"), "{}");
+    const monthAgo = new Date(Date.now() - 31 * 24 * 3600 * 1000);
+    await utimes(join(dir, "old.json"), monthAgo, monthAgo);
+    await removeUnused(dir, 30 * 24 * 3600 * 1000);
+    expect(await readdir(dir)).toEqual(["new.json"]);
   });
 
   it("is off with KPT_TS_PARSE_CACHE=off, and under the user's cache directory by default", async () => {
