@@ -21,7 +21,12 @@ const program = fileURLToPath(new URL("./cli-program.cjs", import.meta.url));
 const require = createRequire(program);
 // Lets the script's own import() (of @kubernetes/client-node) load ES modules as usual.
 const dynamicImport = (vmConstants as unknown as { USE_MAIN_CONTEXT_DEFAULT_LOADER?: symbol } | undefined)?.USE_MAIN_CONTEXT_DEFAULT_LOADER;
-const cacheFile = dynamicImport ? codeCacheFile() : undefined;
+let cacheFile: string | undefined;
+try {
+  cacheFile = dynamicImport ? codeCacheFile() : undefined;
+} catch {
+  /* no home directory to keep it in: run without */
+}
 
 if (!cacheFile) require(program);
 else runCached(cacheFile, dynamicImport!);

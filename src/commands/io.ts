@@ -32,7 +32,12 @@ export async function packageText(path: string, io: CommandIO): Promise<Buffer |
 
 /** The package a command works on (`-`: standard input), with the reader's warnings on stderr. */
 export async function readCommandPackage(path: string, io: CommandIO, rgFile?: string): Promise<Package> {
-  const parseCache = parseCacheFor(io.env);
+  let parseCache: ReturnType<typeof parseCacheFor>;
+  try {
+    parseCache = parseCacheFor(io.env);
+  } catch {
+    /* no home directory to keep it in: parse as usual */
+  }
   return readPackage(path, { stdin: await packageText(path, io), onWarning: (w) => io.stderr.write(`[WARN] ${w}\n`), ...(rgFile !== undefined ? { rgFile } : {}), ...(parseCache ? { parseCache } : {}) });
 }
 
