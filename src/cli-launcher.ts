@@ -10,12 +10,12 @@
 // KPT_TS_CODE_CACHE=off turns it off, or names the directory to keep it in.
 
 import { createHash } from "node:crypto";
-import { mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { readdirSync, readFileSync, rmSync, statSync } from "node:fs";
 import { createRequire } from "node:module";
-import { homedir } from "node:os";
 import { basename, dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { constants as vmConstants, Script } from "node:vm";
+import { userCacheDir, writeEntrySync } from "./util/user-cache.js";
 
 const program = fileURLToPath(new URL("./cli-program.cjs", import.meta.url));
 const require = createRequire(program);
@@ -46,10 +46,7 @@ function runCached(file: string, importModuleDynamically: symbol): void {
     // Made at exit, so it holds every function this run compiled, not only the top level.
     process.once("exit", () => {
       try {
-        mkdirSync(dirname(file), { recursive: true, mode: 0o700 });
-        const tmp = `${file}.${process.pid}.tmp`;
-        writeFileSync(tmp, script.createCachedData(), { mode: 0o600 });
-        renameSync(tmp, file);
+        writeEntrySync(file, script.createCachedData());
         // The same command's caches from other builds (an upgrade) are of no use any more.
         const [prefix] = basename(file).split("-");
         for (const f of readdirSync(dirname(file))) if (f.startsWith(`${prefix}-`) && f !== basename(file)) rmSync(join(dirname(file), f), { force: true });
@@ -85,7 +82,7 @@ function codeCacheFile(): string | undefined {
       .slice(0, 2)
       .filter((w) => /^[a-z][a-z-]*$/.test(w))
       .join(" ") + help;
-  const dir = setting || join(process.env.XDG_CACHE_HOME || join(homedir(), ".cache"), "kpt-ts", "code");
+  const dir = setting || userCacheDir(process.env, "code");
   // `<command>-<build>.bin`: the command's part lets a new build's cache replace the old one.
   const hash = (text: string, n: number) => createHash("sha256").update(text).digest("hex").slice(0, n);
   return join(dir, `${hash(`${program}|${command}`, 12)}-${hash(`${stamp}|${process.version}|${process.arch}|${process.execArgv.join(" ")}`, 20)}.bin`);

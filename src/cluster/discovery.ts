@@ -111,7 +111,8 @@ export class RestMapper {
     );
   }
 
-  private ensure(): Promise<void> {
+  /** Reads discovery now (once per run, again after reset()); lookups wait for it. */
+  ensure(): Promise<void> {
     this.loading ??= this.load().catch((err) => {
       this.loading = undefined;
       throw err;

@@ -6,9 +6,9 @@
 // is ignored. `--cache-dir` or `KPT_TS_HTTP_CACHE` moves it (`off` disables it).
 
 import { createHash } from "node:crypto";
-import { mkdir, readFile, rename, writeFile } from "node:fs/promises";
-import { homedir } from "node:os";
+import { readFile } from "node:fs/promises";
 import { join } from "node:path";
+import { userCacheDir, writeEntry } from "../util/user-cache.js";
 import type { CachedBody } from "./transport.js";
 
 export interface HttpCache {
@@ -20,7 +20,7 @@ export interface HttpCache {
 export function diskCacheFor(server: string, env: NodeJS.ProcessEnv = process.env, rootDir?: string): HttpCache | undefined {
   const setting = rootDir ?? env.KPT_TS_HTTP_CACHE;
   if (setting === "off") return undefined;
-  const root = setting || join(env.XDG_CACHE_HOME || join(homedir(), ".cache"), "kpt-ts", "http");
+  const root = setting || userCacheDir(env, "http");
   const url = new URL(server);
   // host_port as kubectl names its directories, plus a hash of the whole URL (path prefixes differ).
   const dir = join(root, `${url.hostname}_${url.port || (url.protocol === "http:" ? "80" : "443")}-${createHash("sha256").update(server).digest("hex").slice(0, 12)}`);
@@ -40,11 +40,7 @@ export function diskCacheFor(server: string, env: NodeJS.ProcessEnv = process.en
     },
     async write(key, entry) {
       try {
-        await mkdir(dir, { recursive: true, mode: 0o700 });
-        // Written whole, then renamed: a concurrent run never reads half a file.
-        const tmp = `${file(key)}.${process.pid}.tmp`;
-        await writeFile(tmp, `${JSON.stringify({ key, ...(entry.etag ? { etag: entry.etag } : {}) })}\n${entry.body}`, { mode: 0o600 });
-        await rename(tmp, file(key));
+        await writeEntry(file(key), `${JSON.stringify({ key, ...(entry.etag ? { etag: entry.etag } : {}) })}\n${entry.body}`);
       } catch {
         /* an optimisation only */
       }

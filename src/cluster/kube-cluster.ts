@@ -68,7 +68,7 @@ export class KubeCluster implements Cluster {
    */
   prepare(opts: { openapi?: boolean } = {}): void {
     if (this.transport.conn.credentials.runsProgram) return;
-    this.mapper.scopeOf("", "Namespace").catch(() => undefined);
+    this.mapper.ensure().catch(() => undefined);
     if (opts.openapi) void this.openapiPaths();
   }
 

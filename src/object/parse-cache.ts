@@ -6,10 +6,10 @@
 
 import { createHash } from "node:crypto";
 import { statSync } from "node:fs";
-import { mkdir, readdir, readFile, rename, stat, unlink, utimes, writeFile } from "node:fs/promises";
-import { homedir } from "node:os";
+import { readdir, readFile, stat, unlink, utimes } from "node:fs/promises";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { userCacheDir, writeEntry } from "../util/user-cache.js";
 import type { YamlSnapshot } from "./yaml-documents.js";
 
 export interface ParseCache {
@@ -35,7 +35,7 @@ function buildId(): string {
 export function parseCacheFor(env: NodeJS.ProcessEnv = process.env): ParseCache | undefined {
   const setting = env.KPT_TS_PARSE_CACHE;
   if (setting === "off") return undefined;
-  const dir = setting || join(env.XDG_CACHE_HOME || join(homedir(), ".cache"), "kpt-ts", "parsed");
+  const dir = setting || userCacheDir(env, "parsed");
   const build = buildId();
   const file = (text: string) => join(dir, `${createHash("sha256").update(build).update("\0").update(text).digest("hex").slice(0, 40)}.json`);
   return {
@@ -53,12 +53,7 @@ export function parseCacheFor(env: NodeJS.ProcessEnv = process.env): ParseCache 
     },
     async write(text, snapshot) {
       try {
-        await mkdir(dir, { recursive: true, mode: 0o700 });
-        // Written whole, then renamed: a concurrent run never reads half a file.
-        const target = file(text);
-        const tmp = `${target}.${process.pid}.tmp`;
-        await writeFile(tmp, JSON.stringify(snapshot), { mode: 0o600 });
-        await rename(tmp, target);
+        await writeEntry(file(text), JSON.stringify(snapshot));
         // Every edit of a file adds an entry: now and then, entries unused for a month go.
         if (Math.random() < 1 / 32) await removeUnused(dir, MONTH_MS);
       } catch {

@@ -55,10 +55,11 @@ async function readPackageInput(path: string, opts: ReadPackageOptions, requireI
  * opened meanwhile) make progress. Files holding a Secret are never written to the cache.
  */
 async function parseWithCache(files: PackageFile[], cache: ParseCache): Promise<void> {
+  const yamlFiles = files.filter((f) => !f.unreadable && posix.basename(f.path) !== "Kptfile");
+  const snapshots = await Promise.all(yamlFiles.map((f) => cache.read(f.content)));
   const writes: Promise<void>[] = [];
-  for (const f of files) {
-    if (f.unreadable || posix.basename(f.path) === "Kptfile") continue;
-    const snap = await cache.read(f.content);
+  for (const [i, f] of yamlFiles.entries()) {
+    const snap = snapshots[i];
     if (snap) {
       f.parsed = restoreYamlDocuments(f.content, snap);
       continue;

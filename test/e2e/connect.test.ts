@@ -11,6 +11,7 @@ import { clusterAccess, createServiceAccount, serviceAccountToken, type PolicyRu
 import { startBackground } from "../helpers/background.js";
 import { startFaultProxy } from "../helpers/fault-proxy.js";
 import { writePackage } from "../helpers/fixtures.js";
+import { kubeconfigDoc, type KubeconfigEntries } from "../helpers/kubeconfig-doc.js";
 import { CLI, createNamespace, hasBinary, kubeconfig, kptTs, kubectl, run } from "../helpers/run.js";
 import { configMap, docs, getObject, lines, printed } from "../helpers/scenario.js";
 
@@ -26,16 +27,8 @@ async function tmp(prefix: string): Promise<string> {
 }
 
 /** A kubeconfig with these clusters, users and contexts (entries as [name, value]). */
-async function kubeconfigFile(path: string, o: { clusters?: [string, object][]; users?: [string, object][]; contexts?: [string, object][]; current?: string }): Promise<string> {
-  const doc = {
-    apiVersion: "v1",
-    kind: "Config",
-    clusters: (o.clusters ?? []).map(([name, cluster]) => ({ name, cluster })),
-    users: (o.users ?? []).map(([name, user]) => ({ name, user })),
-    contexts: (o.contexts ?? []).map(([name, context]) => ({ name, context })),
-    ...(o.current ? { "current-context": o.current } : {}),
-  };
-  await writeFile(path, stringify(doc), { mode: 0o600 });
+async function kubeconfigFile(path: string, o: KubeconfigEntries): Promise<string> {
+  await writeFile(path, stringify(kubeconfigDoc(o)), { mode: 0o600 });
   return path;
 }
 

@@ -8,6 +8,7 @@ import { startKptTs } from "../helpers/background.js";
 import { writePackage } from "../helpers/fixtures.js";
 import { at, deleteQuietly, getObject, lineIndex, linesOf, randomSuffix, sleep } from "../helpers/objects.js";
 import { createNamespace, kptTs, kubectl, waitUntil } from "../helpers/run.js";
+import { widgetCrd } from "../helpers/scenario.js";
 
 // Cluster-scoped, so unique per run: the CRD's group.
 const GROUP = `w${randomSuffix()}.e2e.kpt-ts.dev`;
@@ -15,26 +16,7 @@ const CRD = `widgets.${GROUP}`;
 const widgetId = (name: string) => `widget.${GROUP}/${name}`;
 
 beforeAll(async () => {
-  const crd = `apiVersion: apiextensions.k8s.io/v1
-kind: CustomResourceDefinition
-metadata:
-  name: ${CRD}
-spec:
-  group: ${GROUP}
-  scope: Namespaced
-  names: {plural: widgets, singular: widget, kind: Widget, listKind: WidgetList}
-  versions:
-  - name: v1
-    served: true
-    storage: true
-    subresources: {status: {}}
-    schema:
-      openAPIV3Schema:
-        type: object
-        properties:
-          spec: {type: object, x-kubernetes-preserve-unknown-fields: true}
-          status: {type: object, x-kubernetes-preserve-unknown-fields: true}
-`;
+  const crd = widgetCrd(GROUP);
   const r = await kubectl(["apply", "-f", "-"], { input: crd });
   expect(r.code, r.stderr).toBe(0);
   const established = await kubectl(["wait", "--for=condition=Established", `crd/${CRD}`, "--timeout=60s"]);

@@ -9,6 +9,7 @@ import { startKptTs } from "../helpers/background.js";
 import { writePackage } from "../helpers/fixtures.js";
 import { at, deleteQuietly, getObject, jsonLines, lineIndex, linesOf, randomSuffix, sleep } from "../helpers/objects.js";
 import { createNamespace, hasBinary, kpt, kptTs, kubectl, kubectlJson, waitUntil } from "../helpers/run.js";
+import { widgetCrd } from "../helpers/scenario.js";
 
 const haveKpt = hasBinary("kpt");
 
@@ -16,29 +17,6 @@ const cleanups: (() => Promise<void>)[] = [];
 afterEach(async () => {
   for (const c of cleanups.splice(0).reverse()) await c();
 });
-
-function crd(group: string): string {
-  return `apiVersion: apiextensions.k8s.io/v1
-kind: CustomResourceDefinition
-metadata:
-  name: widgets.${group}
-spec:
-  group: ${group}
-  scope: Namespaced
-  names: {plural: widgets, singular: widget, kind: Widget, listKind: WidgetList}
-  versions:
-  - name: v1
-    served: true
-    storage: true
-    subresources: {status: {}}
-    schema:
-      openAPIV3Schema:
-        type: object
-        properties:
-          spec: {type: object, x-kubernetes-preserve-unknown-fields: true}
-          status: {type: object, x-kubernetes-preserve-unknown-fields: true}
-`;
-}
 
 function widget(group: string, ns: string, name: string): string {
   return `apiVersion: ${group}/v1
@@ -85,7 +63,7 @@ async function widgetPackage(prefix: string): Promise<{ ns: string; dir: string;
   const group = `h${randomSuffix()}.e2e.kpt-ts.dev`;
   const ns = await createNamespace(prefix);
   const dir = await writePackage({
-    "crd.yaml": crd(group),
+    "crd.yaml": widgetCrd(group),
     "widget.yaml": widget(group, ns, "w"),
     "after.yaml": dependent(group, ns, "w"),
     "health.yaml": healthRules(group),
@@ -185,7 +163,7 @@ describe("live apply waits for a custom resource as its health rule says", () =>
   it.skipIf(!haveKpt)("the real kpt live apply accepts the same package (it leaves the local-config HealthRules alone)", async () => {
     const group = `k${randomSuffix()}.e2e.kpt-ts.dev`;
     const ns = await createNamespace("e2e-health-kpt");
-    const dir = await writePackage({ "crd.yaml": crd(group), "widget.yaml": widget(group, ns, "w"), "health.yaml": healthRules(group) });
+    const dir = await writePackage({ "crd.yaml": widgetCrd(group), "widget.yaml": widget(group, ns, "w"), "health.yaml": healthRules(group) });
     cleanups.push(async () => {
       await kpt(["live", "destroy", dir]);
       await deleteQuietly("crd", `widgets.${group}`);

@@ -131,3 +131,27 @@ export async function kubeconfigWithNamespace(namespace: string): Promise<string
   if (r.code !== 0) throw new Error(`setting the context namespace: ${r.stderr}`);
   return path;
 }
+
+/** A namespaced Widget CRD in `group` (v1, status subresource, any spec and status): an operator's custom resource. */
+export function widgetCrd(group: string): string {
+  return `apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata:
+  name: widgets.${group}
+spec:
+  group: ${group}
+  scope: Namespaced
+  names: {plural: widgets, singular: widget, kind: Widget, listKind: WidgetList}
+  versions:
+  - name: v1
+    served: true
+    storage: true
+    subresources: {status: {}}
+    schema:
+      openAPIV3Schema:
+        type: object
+        properties:
+          spec: {type: object, x-kubernetes-preserve-unknown-fields: true}
+          status: {type: object, x-kubernetes-preserve-unknown-fields: true}
+`;
+}

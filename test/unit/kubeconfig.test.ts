@@ -6,6 +6,7 @@ import { tmpdir } from "node:os";
 import { delimiter, join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { loadConnection } from "../../src/cluster/kubeconfig.js";
+import { kubeconfigDoc } from "../helpers/kubeconfig-doc.js";
 
 function dir(): string {
   return mkdtempSync(join(tmpdir(), "kpt-ts-kc-unit-"));
@@ -16,14 +17,7 @@ function file(d: string, name: string, doc: object): string {
   writeFileSync(p, JSON.stringify(doc));
   return p;
 }
-const kc = (o: { clusters?: [string, object][]; users?: [string, object][]; contexts?: [string, object][]; current?: string }) => ({
-  apiVersion: "v1",
-  kind: "Config",
-  clusters: (o.clusters ?? []).map(([name, cluster]) => ({ name, cluster })),
-  users: (o.users ?? []).map(([name, user]) => ({ name, user })),
-  contexts: (o.contexts ?? []).map(([name, context]) => ({ name, context })),
-  ...(o.current ? { "current-context": o.current } : {}),
-});
+const kc = kubeconfigDoc;
 
 describe("KUBECONFIG lists", () => {
   it("first file wins per name and for current-context; missing files are skipped", async () => {

@@ -33,16 +33,20 @@ export function withLastApplied(obj: KubeObject): KubeObject {
 
 /** The annotation's value for `obj`, as withLastApplied writes it. */
 export function lastAppliedValue(obj: KubeObject): string {
-  const { [LAST_APPLIED_ANNOTATION]: _previous, ...annotations } = obj.metadata.annotations ?? {};
   // sortKeys copies as it goes, so the object itself is only read.
-  return encodeLikeGo({ ...obj, metadata: { ...obj.metadata, annotations } });
+  return encodeLikeGo(withoutOwnAnnotation(obj));
 }
 
 function lastAppliedConfig(obj: KubeObject): { config: KubeObject; value: string } {
-  const { [LAST_APPLIED_ANNOTATION]: _previous, ...annotations } = obj.metadata.annotations ?? {};
   // A JSON copy (faster than structuredClone), keeping the package's key order for diffs.
-  const config = JSON.parse(JSON.stringify({ ...obj, metadata: { ...obj.metadata, annotations } })) as KubeObject;
+  const config = JSON.parse(JSON.stringify(withoutOwnAnnotation(obj))) as KubeObject;
   return { config, value: encodeLikeGo(config) };
+}
+
+/** `obj` as its configuration, without an annotation of that configuration (a shallow view). */
+function withoutOwnAnnotation(obj: KubeObject): KubeObject {
+  const { [LAST_APPLIED_ANNOTATION]: _previous, ...annotations } = obj.metadata.annotations ?? {};
+  return { ...obj, metadata: { ...obj.metadata, annotations } };
 }
 
 function encodeLikeGo(value: unknown): string {
