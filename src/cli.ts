@@ -4,7 +4,7 @@
 
 import { readFileSync } from "node:fs";
 import { Argument, Command, CommanderError, Help, Option } from "commander";
-import { CancelledError, EXIT, exitCodeFor, UsageError, type ExitCode } from "./errors.js";
+import { CancelledError, EXIT, exitCodeFor, UsageError, type ExitCode } from "./model/errors.js";
 import { formatError, githubAnnotations } from "./print/error-report.js";
 import { flushOutput } from "./print/flush-output.js";
 import { applyFlags, destroyFlags, diffFlags, globalFlags, historyFlags, initFlags, listFlags, migrateFlags, noFlags, statusFlags, commandExamples, type GlobalFlags } from "./commands/command-specs.js";

@@ -7,7 +7,7 @@ import { planClientSideApply } from "./csa/plan-csa.js";
 import { storedForm } from "./csa/stored-form.js";
 import type { PatchSchema } from "./csa/patch-schema.js";
 import { previewServerSideApply } from "./ssa-local.js";
-import type { KubeObject } from "../object/types.js";
+import type { KubeObject } from "../model/kube-object.js";
 
 export interface LocalPreviewOptions {
   serverSide: boolean;

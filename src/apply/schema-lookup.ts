@@ -3,8 +3,8 @@
 // everything else (custom resources, aggregated APIs).
 
 import type { Cluster } from "../cluster/types.js";
-import { groupOf } from "../object/ref.js";
-import type { KubeObject } from "../object/types.js";
+import { groupOf } from "../model/ref.js";
+import type { KubeObject } from "../model/kube-object.js";
 import { patchSchemaFor, type PatchSchema } from "./csa/patch-schema.js";
 
 const BUILTIN_GROUPS = new Set([

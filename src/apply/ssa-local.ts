@@ -4,7 +4,7 @@
 // removed, fields others own stay, the package's values win; what the server alone knows
 // (other managers' claims on the same field, conflicts, defaulting, webhooks) is not seen.
 
-import type { KubeObject } from "../object/types.js";
+import type { KubeObject } from "../model/kube-object.js";
 import { applyMergePatch, applyStrategicPatch } from "./csa/apply-patch.js";
 import type { PatchSchema } from "./csa/patch-schema.js";
 import { createThreeWayMergePatch, createThreeWayStrategicPatch, isEmptyPatch } from "./csa/three-way-patch.js";

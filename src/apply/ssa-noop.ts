@@ -2,7 +2,7 @@
 // no request: every field of the configuration already has its value in the live object, and
 // our field manager owns no field the configuration has dropped (which the server would remove).
 
-import type { KubeObject } from "../object/types.js";
+import type { KubeObject } from "../model/kube-object.js";
 import { storedForm } from "./csa/stored-form.js";
 
 type Json = unknown;

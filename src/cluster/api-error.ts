@@ -53,6 +53,21 @@ export class ApiError extends Error {
   }
 }
 
+/**
+ * The cluster's discovery does not list the kind: its CustomResourceDefinition is not installed
+ * (yet). A 404 as the server would give, typed so callers need not read its words.
+ */
+export class NotServedError extends ApiError {
+  constructor(
+    readonly group: string,
+    readonly kind: string,
+    apiVersion?: string,
+  ) {
+    super(404, "NotFound", `the cluster does not serve ${apiVersion ? `${apiVersion}, Kind=${kind}` : group ? `${kind}.${group}` : kind}: is its CustomResourceDefinition installed?`);
+    this.name = "NotServedError";
+  }
+}
+
 /** See ApiError.tooLarge. */
 export function isTooLarge(status: number, message: string): boolean {
   return status === 413 || (status >= 500 && /request is too large|too large|exceeds the maximum|message larger than max/i.test(message));

@@ -2,7 +2,7 @@
 // given the one user our loader read (no second reading of the kubeconfig files, which merges
 // differently) and imported only here, when such a user is used: importing it costs ~0.5 s.
 
-import { ClusterError } from "../errors.js";
+import { ClusterError } from "../model/errors.js";
 import type { Credentials, CredentialSource } from "./credential-source.js";
 import type { Entry } from "./kubeconfig-files.js";
 

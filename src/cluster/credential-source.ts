@@ -3,7 +3,7 @@
 // say the server refused them (401), so the next request fetches new ones, once.
 
 import { readFileSync, statSync } from "node:fs";
-import { ClusterError } from "../errors.js";
+import { ClusterError } from "../model/errors.js";
 
 export interface Credentials {
   /** Header values by lower-case name (authorization). */

@@ -6,7 +6,7 @@
 // exit code and its stderr, never its stdout (which holds the credential, or part of one).
 
 import { spawn } from "node:child_process";
-import { ClusterError } from "../errors.js";
+import { ClusterError } from "../model/errors.js";
 import type { Credentials, CredentialSource } from "./credential-source.js";
 import type { Entry } from "./kubeconfig-files.js";
 

@@ -2,10 +2,11 @@
 // deletes and watches, over one keep-alive HTTP agent. Nothing else talks to the cluster.
 
 import { createInterface } from "node:readline";
-import { ClusterError } from "../errors.js";
-import { groupOf, type ObjRef } from "../object/ref.js";
-import type { KubeObject } from "../object/types.js";
-import { ApiError, apiErrorFrom, briefApiError } from "./api-error.js";
+import { ClusterError } from "../model/errors.js";
+import { groupOf, type ObjRef } from "../model/ref.js";
+import type { KubeObject } from "../model/kube-object.js";
+import { KPT_GROUP, RESOURCE_GROUP_KIND, RESOURCE_GROUP_VERSION } from "../model/inventory-keys.js";
+import { ApiError, apiErrorFrom, briefApiError, NotServedError } from "./api-error.js";
 import { RestMapper, type ResourceMapping } from "./discovery.js";
 import { diskCacheFor, type HttpCache } from "./disk-cache.js";
 import { loadConnection, type KubeconfigOptions } from "./kubeconfig.js";
@@ -31,7 +32,7 @@ export interface KubeClusterOptions extends KubeconfigOptions {
 
 
 /** kpt's ResourceGroup CRD (kpt.dev/v1alpha1, its only version). */
-const RESOURCE_GROUP_MAPPING: ResourceMapping = { group: "kpt.dev", version: "v1alpha1", kind: "ResourceGroup", resource: "resourcegroups", namespaced: true, verbs: ["get", "list", "create", "update", "patch", "delete", "watch"] };
+const RESOURCE_GROUP_MAPPING: ResourceMapping = { group: KPT_GROUP, version: RESOURCE_GROUP_VERSION, kind: RESOURCE_GROUP_KIND, resource: "resourcegroups", namespaced: true, verbs: ["get", "list", "create", "update", "patch", "delete", "watch"] };
 
 export class KubeCluster implements Cluster {
   readonly defaultNamespace: string;
@@ -103,14 +104,11 @@ export class KubeCluster implements Cluster {
     // kpt's inventory lives at a path every kpt-compatible cluster shares: it is read while
     // discovery is still on its way (one round trip fewer at the start of every run). Were its
     // CRD missing, the read finds nothing, which is what the caller's discovery check says too.
-    if (!apiVersion && group === "kpt.dev" && kind === "ResourceGroup" && !this.mapper.loaded) return RESOURCE_GROUP_MAPPING;
+    if (!apiVersion && group === KPT_GROUP && kind === RESOURCE_GROUP_KIND && !this.mapper.loaded) return RESOURCE_GROUP_MAPPING;
     const m = apiVersion
       ? await this.discover(() => this.mapper.forGvk({ group, version: apiVersion.includes("/") ? apiVersion.split("/")[1]! : apiVersion, kind }))
       : await this.discover(() => this.mapper.forGroupKind(group, kind));
-    if (!m) {
-      const gk = group ? `${kind}.${group}` : kind;
-      throw new ApiError(404, "NotFound", `the cluster does not serve ${apiVersion ? `${apiVersion}, Kind=${kind}` : gk}: is its CustomResourceDefinition installed?`);
-    }
+    if (!m) throw new NotServedError(group, kind, apiVersion);
     return m;
   }
 

@@ -8,7 +8,7 @@ import { readFileSync } from "node:fs";
 import { homedir } from "node:os";
 import { delimiter, dirname, isAbsolute, resolve, sep } from "node:path";
 import jsyaml from "js-yaml";
-import { ClusterError } from "../errors.js";
+import { ClusterError } from "../model/errors.js";
 
 export type Entry = Record<string, any>;
 

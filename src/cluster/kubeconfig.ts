@@ -4,7 +4,7 @@
 
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import { ClusterError } from "../errors.js";
+import { ClusterError } from "../model/errors.js";
 import { authProviderCredentials } from "./auth-provider.js";
 import { staticCredentials, tokenFileCredentials, type Credentials, type CredentialSource } from "./credential-source.js";
 import { execCredentials } from "./exec-credential.js";

@@ -8,7 +8,7 @@ import { connect as tlsConnect, createSecureContext } from "node:tls";
 import type { Readable } from "node:stream";
 import { setTimeout as sleep } from "node:timers/promises";
 import { createGunzip } from "node:zlib";
-import { ClusterError } from "../errors.js";
+import { ClusterError } from "../model/errors.js";
 import { apiErrorFrom, ApiError } from "./api-error.js";
 import type { Credentials } from "./credential-source.js";
 import type { ClusterConnection } from "./kubeconfig.js";

@@ -1,7 +1,7 @@
 // The engine's view of a cluster. `KubeCluster` implements it over HTTP; tests may fake it.
 
-import type { ObjRef } from "../object/ref.js";
-import type { KubeObject } from "../object/types.js";
+import type { ObjRef } from "../model/ref.js";
+import type { KubeObject } from "../model/kube-object.js";
 
 export type Scope = "Namespaced" | "Cluster";
 export type PatchType = "strategic" | "merge" | "json";

@@ -2,7 +2,7 @@
 
 import { commandSpecs, type CommandLike } from "../completion/command-spec.js";
 import { bashCompletion, fishCompletion, zshCompletion } from "../completion/completion-script.js";
-import { UsageError } from "../errors.js";
+import { UsageError } from "../model/errors.js";
 import type { CommandIO } from "./io.js";
 
 export function printCompletion(shell: string, program: CommandLike, io: CommandIO): void {

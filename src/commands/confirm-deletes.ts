@@ -7,11 +7,11 @@
 // engine's own plan, instead of after this separate read.
 
 import type { EngineOptions } from "../engine/options.js";
-import type { RunPlan } from "../plan/types.js";
+import type { RunPlan } from "../model/plan.js";
 import { confirmMode, deletesToConfirm } from "../confirm/confirm-policy.js";
 import { computeChangeSet, type ChangeSet, type DeleteCandidate } from "../diff/change-set.js";
-import { CancelledError } from "../errors.js";
-import type { Package } from "../object/types.js";
+import { CancelledError } from "../model/errors.js";
+import type { Package } from "../model/kube-object.js";
 import { askToProceed } from "../print/confirm-prompt.js";
 import type { CommandIO } from "./io.js";
 

@@ -2,7 +2,7 @@
 // checked (with kpt's messages) into a typed value. src/cli.ts registers the entries; the command
 // receives `FlagValues<typeof spec>`. No zod here: this file is on the start-up path of `--help`.
 
-import { UsageError } from "../errors.js";
+import { UsageError } from "../model/errors.js";
 import { parseDuration } from "./duration.js";
 
 export interface FlagSpec<T> {

@@ -3,7 +3,7 @@
 import { resolveColor } from "../print/color.js";
 import { parseCacheFor } from "../object/parse-cache.js";
 import { readPackage } from "../object/read-package.js";
-import type { Package } from "../object/types.js";
+import type { Package } from "../model/kube-object.js";
 import type { ComputeStatusOptions } from "../status/types.js";
 import type { GlobalFlags } from "./command-specs.js";
 

@@ -1,7 +1,7 @@
 // `kpt-ts live apply [PKG_PATH | -]`
 
 import { runApply } from "../engine/run-apply.js";
-import { ResultError, UsageError } from "../errors.js";
+import { ResultError, UsageError } from "../model/errors.js";
 import type { FlagValues } from "./flag-spec.js";
 import type { applyFlags, GlobalFlags } from "./command-specs.js";
 import { confirmHook } from "./confirm-deletes.js";

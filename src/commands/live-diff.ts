@@ -4,7 +4,7 @@
 
 import { diffExitCode, type ChangeSet } from "../diff/change-set.js";
 import { computeDiff, type DiffOptions } from "../diff/compute-diff.js";
-import { UsageError } from "../errors.js";
+import { UsageError } from "../model/errors.js";
 import { printChangeSet, printDiffAnnotations, type DiffOutput } from "../print/diff-printer.js";
 import { appendStepSummary, formatChangeSetMarkdown } from "../print/markdown-printer.js";
 import type { FlagValues } from "./flag-spec.js";

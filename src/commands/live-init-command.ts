@@ -2,7 +2,7 @@
 
 import { loadConnection } from "../cluster/kubeconfig.js";
 import { connectionOptions } from "./open-cluster.js";
-import { ClusterError } from "../errors.js";
+import { ClusterError } from "../model/errors.js";
 import type { FlagValues } from "./flag-spec.js";
 import type { GlobalFlags, initFlags } from "./command-specs.js";
 import type { CommandIO } from "./io.js";

@@ -3,7 +3,7 @@
 
 import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import { PackageError } from "../errors.js";
+import { PackageError } from "../model/errors.js";
 import { planInit } from "../inventory/init.js";
 import { readPackageFiles } from "../object/read-package.js";
 

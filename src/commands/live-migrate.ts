@@ -4,7 +4,7 @@
 
 import { rm, writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import { UsageError } from "../errors.js";
+import { UsageError } from "../model/errors.js";
 import { installResourceGroupCrd, resourceGroupCrdInstalled } from "../inventory/cluster-inventory.js";
 import { planMigrate } from "../inventory/migrate.js";
 import { readConfigMapInventory, storeInResourceGroup } from "../inventory/migrate-cluster.js";

@@ -3,8 +3,8 @@
 // result error (exit 3).
 
 import type { Cluster } from "../cluster/types.js";
-import { ResultError } from "../errors.js";
-import { statsFailed, type EngineEvent } from "../events.js";
+import { ResultError } from "../model/errors.js";
+import { statsFailed, type EngineEvent } from "../model/events.js";
 import { DEFAULT_HISTORY_LIMIT } from "../history/change-record.js";
 import { recordChanges } from "../history/record-changes.js";
 import { printRun } from "../print/printer.js";

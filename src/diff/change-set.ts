@@ -2,9 +2,9 @@
 // each package object, the live objects, and the inventory objects that left the package with
 // kpt's prune decision for each. Pure: IO lives in compute-diff.ts.
 
-import { compareRefs, type ObjRef } from "../object/ref.js";
-import type { KubeObject, SourcePos } from "../object/types.js";
-import type { PlannedDelete } from "../plan/types.js";
+import { compareRefs, type ObjRef } from "../model/ref.js";
+import type { KubeObject, SourcePos } from "../model/kube-object.js";
+import type { PlannedDelete } from "../model/plan.js";
 import { maskSecretPair } from "./mask-secrets.js";
 import { jsonEqual, normalizeForDiff } from "./normalize.js";
 

@@ -4,11 +4,11 @@
 
 import { schemaLookup } from "../apply/schema-lookup.js";
 import { ApiError, forbiddenAdvice } from "../cluster/api-error.js";
-import { refKey } from "../object/ref.js";
+import { refKey } from "../model/ref.js";
 import type { Cluster } from "../cluster/types.js";
 import { applyObject, type ApplyObjectContext } from "../engine/apply-object.js";
 import type { InventoryPolicy } from "../inventory/policy.js";
-import type { Package } from "../object/types.js";
+import type { Package } from "../model/kube-object.js";
 import { gatherApplyFacts } from "../plan/gather.js";
 import { planApply } from "../plan/plan-apply.js";
 import { forEachLimited } from "../util/pool.js";

@@ -1,7 +1,7 @@
 // Secret values never reach the output: every value under a Secret's `data` and `stringData`
 // is replaced by a marker that only says whether it changed. Pure.
 
-import type { KubeObject } from "../object/types.js";
+import type { KubeObject } from "../model/kube-object.js";
 
 export const MASKED = "<masked>";
 export const MASKED_CHANGED = "<masked (changed)>";

@@ -2,9 +2,8 @@
 // generation, uid, creationTimestamp, status) and the last-applied-configuration annotation,
 // which repeats the whole object (and a Secret's values in plain text). Pure.
 
-import type { KubeObject } from "../object/types.js";
-
-export const LAST_APPLIED_ANNOTATION = "kubectl.kubernetes.io/last-applied-configuration";
+import { LAST_APPLIED_ANNOTATION } from "../apply/csa/last-applied.js";
+import type { KubeObject } from "../model/kube-object.js";
 
 const SERVER_METADATA = ["managedFields", "resourceVersion", "generation", "uid", "creationTimestamp", "selfLink"] as const;
 

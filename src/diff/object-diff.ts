@@ -1,8 +1,8 @@
 // One change as a unified diff of YAML: the object as it stands against the object as apply
 // would leave it (`/dev/null` for the side that does not exist). Pure; printers colour it.
 
-import { formatGroupKind, type ObjRef } from "../object/ref.js";
-import type { KubeObject } from "../object/types.js";
+import { formatGroupKind, type ObjRef } from "../model/ref.js";
+import type { KubeObject } from "../model/kube-object.js";
 import { yamlLib } from "../object/yaml-lib.js";
 import type { Change } from "./change-set.js";
 import { diffLines, formatHunks, unifiedHunks } from "./line-diff.js";

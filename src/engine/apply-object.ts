@@ -2,16 +2,17 @@
 // three-way patch) or server-side applies it, and says what happened. Per-object failures are
 // results, never exceptions.
 
-import { ApiError, briefApiError, forbiddenAdvice, forbiddenOf } from "../cluster/api-error.js";
+import { ApiError, briefApiError, forbiddenAdvice, forbiddenOf, NotServedError } from "../cluster/api-error.js";
 import type { Cluster } from "../cluster/types.js";
-import type { ApplyOperation, DryRunStrategy } from "../events.js";
+import type { ApplyOperation, DryRunStrategy } from "../model/events.js";
 import { ownershipOf, policyAllows, policyRefusal, type InventoryPolicy } from "../inventory/policy.js";
-import { refOf } from "../object/ref.js";
-import type { KubeObject, SourcePos } from "../object/types.js";
+import { refOf } from "../model/ref.js";
+import type { KubeObject, SourcePos } from "../model/kube-object.js";
 import type { LiveCache } from "../status/live-cache.js";
 import type { PatchSchema } from "../apply/csa/patch-schema.js";
 import { deepEqualJson, type JsonValue } from "../apply/csa/json-value.js";
-import { isCsaNoop, planClientSideApply, type CsaPlan } from "../apply/csa/plan-csa.js";
+import { isCsaNoop, planClientSideApply } from "../apply/csa/plan-csa.js";
+import type { CsaPlan } from "../model/plan.js";
 import { isSsaNoop } from "../apply/ssa-noop.js";
 import { previewLocally } from "../apply/local-preview.js";
 import { storedForm } from "../apply/csa/stored-form.js";
@@ -58,7 +59,7 @@ function describeApiError(err: unknown, verb: string, serverSide: boolean, sourc
       return `${err.message} (use --force-conflicts to take these fields over, or stop setting them in the package)`;
     }
     // The cache saw it a moment ago: someone deleted it while this run was applying it.
-    if (err.status === 404 && verb === "patching" && !/does not serve/.test(err.message)) return `error when ${verb}${where}: ${err.message} (it was deleted meanwhile, perhaps by another run of this package: apply again)`;
+    if (err.status === 404 && verb === "patching" && !(err instanceof NotServedError)) return `error when ${verb}${where}: ${err.message} (it was deleted meanwhile, perhaps by another run of this package: apply again)`;
     // The server's words (kpt prints them too), and for a 403 which permission to ask for.
     const advice =
       forbiddenAdvice(err) ??

@@ -4,7 +4,7 @@
 
 import { setTimeout as sleep } from "node:timers/promises";
 import type { Cluster } from "../cluster/types.js";
-import type { KubeObject } from "../object/types.js";
+import type { KubeObject } from "../model/kube-object.js";
 
 /** `group/version` + kind of every version a CRD declares served. Pure. */
 export function servedKinds(crd: KubeObject): { apiVersion: string; kind: string }[] {

@@ -5,9 +5,9 @@
 
 import { ApiError, forbiddenAdvice, forbiddenOf } from "../cluster/api-error.js";
 import type { Cluster, PropagationPolicy } from "../cluster/types.js";
-import type { DryRunStrategy } from "../events.js";
-import { refKey, RefSet, type ObjRef } from "../object/ref.js";
-import type { PlannedDelete } from "../plan/types.js";
+import type { DryRunStrategy } from "../model/events.js";
+import { refKey, RefSet, type ObjRef } from "../model/ref.js";
+import type { PlannedDelete } from "../model/plan.js";
 import { deleteBlockedBy } from "../prune/dependency-gate.js";
 import { detachFromInventory } from "../prune/detach.js";
 import type { LiveCache } from "../status/live-cache.js";

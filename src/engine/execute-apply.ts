@@ -4,12 +4,12 @@
 // the final inventory. A dry run walks the same plan without writing.
 
 import type { Cluster } from "../cluster/types.js";
-import { CancelledError } from "../errors.js";
+import { CancelledError } from "../model/errors.js";
 import { installResourceGroupCrd, inventoryUnchangedSince, writeClusterInventory } from "../inventory/cluster-inventory.js";
 import { nextInventory } from "../inventory/next-inventory.js";
-import { refKey, RefSet, type ObjRef } from "../object/ref.js";
-import type { KubeObject } from "../object/types.js";
-import { planChangesNothing, type ApplyPlan, type PlannedApply } from "../plan/types.js";
+import { refKey, RefSet, type ObjRef } from "../model/ref.js";
+import type { KubeObject } from "../model/kube-object.js";
+import { planChangesNothing, type ApplyPlan, type PlannedApply } from "../model/plan.js";
 import { applyBlockedBy } from "../prune/dependency-gate.js";
 import type { LiveCache } from "../status/live-cache.js";
 import { WaitExplainer } from "../status/wait-explainer.js";

@@ -5,9 +5,9 @@ import { withLastApplied } from "../apply/csa/last-applied.js";
 import type { Cluster } from "../cluster/types.js";
 import { formatBytes, inventoryBytes, inventoryFit, objectsThatFit } from "../inventory/inventory-size.js";
 import type { ResourceStatusEntry } from "../inventory/resource-group.js";
-import type { EngineEvent } from "../events.js";
-import { refKey, refOf, RefSet, type ObjRef } from "../object/ref.js";
-import type { InventoryInfo, KubeObject, PackageObject } from "../object/types.js";
+import type { EngineEvent } from "../model/events.js";
+import { refKey, refOf, RefSet, type ObjRef } from "../model/ref.js";
+import type { InventoryInfo, KubeObject, PackageObject } from "../model/kube-object.js";
 import type { Recorder } from "./recorder.js";
 
 /** kpt creates the inventory's Namespace first when the package defines it, so the inventory can be stored. */

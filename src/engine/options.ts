@@ -1,9 +1,9 @@
 // The engine's options and their defaults, in one place.
 
 import type { PropagationPolicy } from "../cluster/types.js";
-import type { DryRunStrategy } from "../events.js";
+import type { DryRunStrategy } from "../model/events.js";
 import type { InventoryPolicy } from "../inventory/policy.js";
-import type { RunPlan } from "../plan/types.js";
+import type { RunPlan } from "../model/plan.js";
 import type { ComputeStatusOptions } from "../status/types.js";
 
 export interface EngineOptions {

@@ -2,11 +2,11 @@
 // that show or check it first (the library's `plan()`). Reads the cluster, writes nothing.
 
 import type { Cluster } from "../cluster/types.js";
-import type { Package } from "../object/types.js";
+import type { Package } from "../model/kube-object.js";
 import { gatherApplyFacts, gatherDestroyFacts } from "../plan/gather.js";
 import { planApply } from "../plan/plan-apply.js";
 import { planDestroy } from "../plan/plan-destroy.js";
-import type { RunPlan } from "../plan/types.js";
+import type { RunPlan } from "../model/plan.js";
 import { resolveOptions, type EngineOptions } from "./options.js";
 
 export async function previewPlan(command: "apply" | "destroy", pkg: Package, cluster: Cluster, options: EngineOptions = {}): Promise<RunPlan> {

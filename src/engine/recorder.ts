@@ -1,8 +1,8 @@
 // Pushes events to the stream and keeps what the rest of the run needs to know about them:
 // counts for the summary and each object's actuation and reconcile outcome.
 
-import { emptyStats, type EngineEvent, type RunStats } from "../events.js";
-import { refKey, type ObjRef } from "../object/ref.js";
+import { emptyStats, type EngineEvent, type RunStats } from "../model/events.js";
+import { refKey, type ObjRef } from "../model/ref.js";
 import type { Actuated, Reconciled, RunOutcomes } from "../prune/dependency-gate.js";
 import type { EventChannel } from "../util/event-channel.js";
 

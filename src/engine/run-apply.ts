@@ -2,11 +2,11 @@
 // perform the plan. The stream ends with a summary, or throws on a global failure.
 
 import type { Cluster } from "../cluster/types.js";
-import type { EngineEvent } from "../events.js";
-import type { Package } from "../object/types.js";
+import type { EngineEvent } from "../model/events.js";
+import type { Package } from "../model/kube-object.js";
 import { gatherApplyFacts } from "../plan/gather.js";
 import { planApply, plannedRefs } from "../plan/plan-apply.js";
-import { planChangesNothing } from "../plan/types.js";
+import { planChangesNothing } from "../model/plan.js";
 import { EventChannel } from "../util/event-channel.js";
 import { executeApply } from "./execute-apply.js";
 import { resolveOptions, type EngineOptions } from "./options.js";

@@ -3,15 +3,15 @@
 // last, and only when everything it tracked is gone.
 
 import type { Cluster } from "../cluster/types.js";
-import { CancelledError } from "../errors.js";
-import type { EngineEvent } from "../events.js";
+import { CancelledError } from "../model/errors.js";
+import type { EngineEvent } from "../model/events.js";
 import { deleteClusterInventory, writeClusterInventory } from "../inventory/cluster-inventory.js";
 import { nextInventory } from "../inventory/next-inventory.js";
-import { RefSet } from "../object/ref.js";
-import type { Package } from "../object/types.js";
+import { RefSet } from "../model/ref.js";
+import type { Package } from "../model/kube-object.js";
 import { gatherDestroyFacts } from "../plan/gather.js";
 import { planDestroy } from "../plan/plan-destroy.js";
-import type { DestroyPlan } from "../plan/types.js";
+import type { DestroyPlan } from "../model/plan.js";
 import type { LiveCache } from "../status/live-cache.js";
 import { EventChannel } from "../util/event-channel.js";
 import { notDeleted, runDeleteWaves } from "./delete-waves.js";

@@ -3,7 +3,7 @@
 // refused before the cluster is touched. Evaluation is pure (plain JSON in, a value out).
 
 import { Environment } from "@marcbachmann/cel-js";
-import type { KubeObject } from "../object/types.js";
+import type { KubeObject } from "../model/kube-object.js";
 import type { HealthExpression } from "../status/types.js";
 
 /**

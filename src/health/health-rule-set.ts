@@ -1,7 +1,7 @@
 // Which rule decides an object's health: the flag's rules win over the package's, and within
 // each a rule for the exact apiVersion wins over one for the whole group.
 
-import { groupOf } from "../object/ref.js";
+import { groupOf } from "../model/ref.js";
 import type { HealthRule, HealthRuleLookup } from "../status/types.js";
 import { matchKey, type CompiledRule } from "./parse-health-rules.js";
 

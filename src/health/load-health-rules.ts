@@ -3,8 +3,8 @@
 // input (PackageError, exit 2) with its file and line.
 
 import { readFile } from "node:fs/promises";
-import { PackageError, type PackageIssue } from "../errors.js";
-import type { PackageDocument } from "../object/types.js";
+import { PackageError, type PackageIssue } from "../model/errors.js";
+import type { PackageDocument } from "../model/kube-object.js";
 import { parseYamlDocuments } from "../object/yaml-documents.js";
 import { HealthRuleSet } from "./health-rule-set.js";
 import { parseHealthRules } from "./parse-health-rules.js";

@@ -2,9 +2,9 @@
 // checked and compiled into rules: every problem found in one pass, each at its file and line,
 // like the package reader's. Pure.
 
-import type { PackageIssue } from "../errors.js";
+import type { PackageIssue } from "../model/errors.js";
 import { HEALTH_RULES_API_VERSION, HEALTH_RULES_KIND, LOCAL_CONFIG_ANNOTATION } from "../object/parse-package.js";
-import type { PackageDocument } from "../object/types.js";
+import type { PackageDocument } from "../model/kube-object.js";
 import type { HealthExpression, HealthRule } from "../status/types.js";
 import { compileExpression } from "./cel-expression.js";
 

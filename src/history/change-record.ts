@@ -4,9 +4,9 @@
 // inventory (see cluster-history.ts). The real kpt never looks at these ConfigMaps: it finds
 // inventories by name (ResourceGroup), and they carry none of cli-utils' labels or annotations.
 
-import type { EngineEvent } from "../events.js";
-import { formatRef, type ObjRef } from "../object/ref.js";
-import type { KubeObject } from "../object/types.js";
+import type { EngineEvent } from "../model/events.js";
+import { formatRef, type ObjRef } from "../model/ref.js";
+import type { KubeObject } from "../model/kube-object.js";
 
 /** The label every record carries; its value is the inventory id (not cli-utils' inventory-id label: kpt selects inventories by that one). */
 export const CHANGE_INVENTORY_LABEL = "kpt-ts.dev/change-of-inventory";

@@ -3,7 +3,7 @@
 // kpt-ts recorded changes, how the last one ended and how long ago. Pure.
 
 import { inventoryIdOf, refsOfResourceGroup } from "../inventory/resource-group.js";
-import type { KubeObject } from "../object/types.js";
+import type { KubeObject } from "../model/kube-object.js";
 import { shownResult, type ChangeRecord, type ShownResult } from "./change-record.js";
 
 export interface InventoryRow {

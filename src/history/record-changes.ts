@@ -9,8 +9,8 @@
 
 import { ApiError } from "../cluster/api-error.js";
 import type { Cluster } from "../cluster/types.js";
-import { CancelledError } from "../errors.js";
-import { statsFailed, type EngineEvent } from "../events.js";
+import { CancelledError } from "../model/errors.js";
+import { statsFailed, type EngineEvent } from "../model/events.js";
 import { finishChange, foldChange, startChange, type ChangeRecord } from "./change-record.js";
 import { createChange, pruneChanges, updateChange } from "./cluster-history.js";
 

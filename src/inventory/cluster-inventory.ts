@@ -5,11 +5,11 @@
 import { setTimeout as sleep } from "node:timers/promises";
 import { ApiError, briefApiError } from "../cluster/api-error.js";
 import type { Cluster } from "../cluster/types.js";
-import { ClusterError } from "../errors.js";
-import type { ObjRef } from "../object/ref.js";
-import type { InventoryInfo, KubeObject } from "../object/types.js";
+import { ClusterError } from "../model/errors.js";
+import type { ObjRef } from "../model/ref.js";
+import type { InventoryInfo, KubeObject } from "../model/kube-object.js";
 import { RESOURCE_GROUP_CRD, RESOURCE_GROUP_CRD_NAME } from "./resourcegroup-crd.js";
-import { INVENTORY_ID_LABEL, MERGED_FROM_ANNOTATION, RESOURCE_GROUP_API_VERSION, RESOURCE_GROUP_KIND } from "./keys.js";
+import { INVENTORY_ID_LABEL, MERGED_FROM_ANNOTATION, RESOURCE_GROUP_API_VERSION, RESOURCE_GROUP_KIND } from "../model/inventory-keys.js";
 import { mergeConcurrent, sameRefs } from "./next-inventory.js";
 import { buildResourceGroup, buildResourceGroupStatus, inventoryIdOf, inventoryRef, refsOfResourceGroup, type ResourceStatusEntry } from "./resource-group.js";
 import { INVENTORY_BYTE_BUDGET, jsonBytes } from "./inventory-size.js";

@@ -5,7 +5,7 @@
 // "false"), and takes scope from kyaml's precomputed table keyed by apiVersion and kind:
 // anything not in it, a different version of a listed kind included, counts as namespaced.
 
-import type { PackageIssue } from "../errors.js";
+import type { PackageIssue } from "../model/errors.js";
 import type { PackageFile } from "../object/parse-package.js";
 import { LOCAL_CONFIG_ANNOTATION } from "../object/parse-package.js";
 import { isRecord, typeName } from "../object/validate-object.js";

@@ -5,9 +5,9 @@
 
 import { createHash } from "node:crypto";
 import { posix } from "node:path";
-import { PackageError, UsageError } from "../errors.js";
+import { PackageError, UsageError } from "../model/errors.js";
 import type { PackageFile } from "../object/parse-package.js";
-import { INVENTORY_ID_LABEL } from "../object/parse-package.js";
+import { INVENTORY_ID_LABEL, RESOURCE_GROUP_API_VERSION, RESOURCE_GROUP_KIND } from "../model/inventory-keys.js";
 import { checkDnsLabel, checkDnsSubdomain, checkLabelValue } from "../object/names.js";
 import { isRecord } from "../object/validate-object.js";
 import { parseYamlDocuments } from "../object/yaml-documents.js";
@@ -118,7 +118,7 @@ export function planInit(files: readonly PackageFile[], opts: InitOptions): Init
 /** kpt's resourcegroup.yaml, as kyaml (yaml.v3) prints it. */
 export function formatResourceGroup(rg: { name: string; namespace: string; inventoryId: string }): string {
   return [
-    "apiVersion: kpt.dev/v1alpha1",
+    `apiVersion: ${RESOURCE_GROUP_API_VERSION}`,
     "kind: ResourceGroup",
     "metadata:",
     `  name: ${formatYamlString(rg.name)}`,
@@ -181,7 +181,7 @@ function findExistingInventories(files: readonly PackageFile[], rgFile: string, 
     }
     if (!inRoot(f.path) || posix.basename(f.path) === "Kptfile") continue;
     const parsed = parseYamlDocuments(f.content);
-    const rgs = parsed.documents.filter((d) => isRecord(d.value) && d.value.apiVersion === "kpt.dev/v1alpha1" && d.value.kind === "ResourceGroup");
+    const rgs = parsed.documents.filter((d) => isRecord(d.value) && d.value.apiVersion === RESOURCE_GROUP_API_VERSION && d.value.kind === RESOURCE_GROUP_KIND);
     for (const d of rgs) resourceGroups.push({ rel: f.path, source: { file: display(f.path), line: d.line } });
     // Overwriting a file that holds something else would lose the user's data, with or without --force.
     if (f.path === rgFile && rgs.length === 0 && parsed.documents.length > 0) {

@@ -5,8 +5,8 @@
 // that would not fit are left out (they are advisory), and a list of objects that would not fit
 // is refused before anything is written. Pure.
 
-import type { ObjRef } from "../object/ref.js";
-import type { InventoryInfo, KubeObject } from "../object/types.js";
+import type { ObjRef } from "../model/ref.js";
+import type { InventoryInfo, KubeObject } from "../model/kube-object.js";
 import { buildResourceGroup, buildResourceGroupStatus, type ResourceStatusEntry } from "./resource-group.js";
 
 /** etcd's default `--max-request-bytes` (1.5 MiB): the largest request etcd accepts, the stored value, its key and framing. */

@@ -2,10 +2,10 @@
 // becomes the package's ResourceGroup, listing the same objects, and only then is deleted.
 
 import type { Cluster } from "../cluster/types.js";
-import { ClusterError } from "../errors.js";
-import { INVENTORY_ID_LABEL } from "../object/parse-package.js";
-import { RefSet, type ObjRef } from "../object/ref.js";
-import type { InventoryInfo, KubeObject } from "../object/types.js";
+import { ClusterError } from "../model/errors.js";
+import { INVENTORY_ID_LABEL } from "../model/inventory-keys.js";
+import { RefSet, type ObjRef } from "../model/ref.js";
+import type { InventoryInfo, KubeObject } from "../model/kube-object.js";
 import { readClusterInventory, writeClusterInventory } from "./cluster-inventory.js";
 import { configMapInventoryRefs, type MigratedInventory } from "./migrate.js";
 

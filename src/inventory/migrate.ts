@@ -5,10 +5,10 @@
 // name and namespace, so the cluster's inventory is found where it was.
 
 import { posix } from "node:path";
-import { PackageError, UsageError } from "../errors.js";
-import { INVENTORY_ID_LABEL } from "../object/parse-package.js";
+import { PackageError, UsageError } from "../model/errors.js";
+import { INVENTORY_ID_LABEL, RESOURCE_GROUP_KIND } from "../model/inventory-keys.js";
 import type { PackageFile } from "../object/parse-package.js";
-import type { ObjRef } from "../object/ref.js";
+import type { ObjRef } from "../model/ref.js";
 import { isRecord } from "../object/validate-object.js";
 import { parseYamlDocuments } from "../object/yaml-documents.js";
 import { planInit, type FileWrite } from "./init.js";
@@ -185,7 +185,7 @@ function splitDocuments(text: string): string[] {
 function existingResourceGroup(files: readonly PackageFile[], rgFile: string): { id?: string } | undefined {
   const f = files.find((x) => x.path === rgFile);
   if (!f) return undefined;
-  const rg = parseYamlDocuments(f.content).documents.map((d) => d.value).find((v) => isRecord(v) && v.kind === "ResourceGroup");
+  const rg = parseYamlDocuments(f.content).documents.map((d) => d.value).find((v) => isRecord(v) && v.kind === RESOURCE_GROUP_KIND);
   const labels = isRecord(rg) && isRecord(rg.metadata) && isRecord(rg.metadata.labels) ? rg.metadata.labels : {};
   return { ...(typeof labels[INVENTORY_ID_LABEL] === "string" ? { id: labels[INVENTORY_ID_LABEL] } : {}) };
 }

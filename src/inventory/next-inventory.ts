@@ -1,7 +1,7 @@
 // What the inventory lists after a run (kpt's rule, reference §3.5): everything that may still
 // exist stays listed, so a failed or interrupted run never leaves an object no inventory knows.
 
-import { RefSet, type ObjRef } from "../object/ref.js";
+import { RefSet, type ObjRef } from "../model/ref.js";
 
 export interface RunOutcome {
   previous: Iterable<ObjRef>;

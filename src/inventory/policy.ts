@@ -1,8 +1,8 @@
 // Who may touch an object: the inventory policy compares the live object's owning-inventory
 // annotation with ours (kpt's table; reference §3.6). Pure.
 
-import type { KubeObject } from "../object/types.js";
-import { OWNING_INVENTORY_ANNOTATION } from "./keys.js";
+import type { KubeObject } from "../model/kube-object.js";
+import { OWNING_INVENTORY_ANNOTATION } from "../model/inventory-keys.js";
 
 export type InventoryPolicy = "strict" | "adopt" | "force-adopt";
 export type Ownership = "Empty" | "Match" | "NoMatch";

@@ -1,9 +1,9 @@
 // The in-cluster inventory object: a kpt.dev/v1alpha1 ResourceGroup listing every object the
 // package owns. Pure conversions between it and sets of refs.
 
-import { refKey, type ObjRef } from "../object/ref.js";
-import type { InventoryInfo, KubeObject } from "../object/types.js";
-import { INVENTORY_ID_LABEL, RESOURCE_GROUP_API_VERSION, RESOURCE_GROUP_KIND } from "./keys.js";
+import { refKey, type ObjRef } from "../model/ref.js";
+import type { InventoryInfo, KubeObject } from "../model/kube-object.js";
+import { INVENTORY_ID_LABEL, KPT_GROUP, RESOURCE_GROUP_API_VERSION, RESOURCE_GROUP_KIND } from "../model/inventory-keys.js";
 
 export type Actuation = "Pending" | "Succeeded" | "Skipped" | "Failed";
 export type Reconcile = "Pending" | "Succeeded" | "Skipped" | "Failed" | "Timeout";
@@ -16,7 +16,7 @@ export interface ResourceStatusEntry {
 }
 
 export function inventoryRef(info: Pick<InventoryInfo, "name" | "namespace">): ObjRef {
-  return { group: "kpt.dev", kind: RESOURCE_GROUP_KIND, namespace: info.namespace, name: info.name };
+  return { group: KPT_GROUP, kind: RESOURCE_GROUP_KIND, namespace: info.namespace, name: info.name };
 }
 
 /** The refs a cluster ResourceGroup lists (malformed entries are ignored). */

@@ -1,7 +1,7 @@
 // The ResourceGroup CRD exactly as kpt 1.0.0-beta.56 installs it (read back from a cluster where
 // `kpt live apply` had installed it), so kpt and kpt-ts accept each other's clusters.
 
-import type { KubeObject } from "../object/types.js";
+import type { KubeObject } from "../model/kube-object.js";
 
 export const RESOURCE_GROUP_CRD_NAME = "resourcegroups.kpt.dev";
 

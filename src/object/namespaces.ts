@@ -2,9 +2,9 @@
 // scope of each type comes from the cluster, else from a CRD in the same package; objects
 // without a namespace get the default one; `-n` makes any other namespace an error.
 
-import type { PackageIssue } from "../errors.js";
-import { groupOf, refKey, refOf } from "./ref.js";
-import type { PackageObject, SourcePos } from "./types.js";
+import type { PackageIssue } from "../model/errors.js";
+import { groupOf, refKey, refOf } from "../model/ref.js";
+import type { PackageObject, SourcePos } from "../model/kube-object.js";
 import { isRecord } from "./validate-object.js";
 
 export type ResourceScope = "Namespaced" | "Cluster";

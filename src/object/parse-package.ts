@@ -5,16 +5,16 @@
 // documents are set aside for src/health/, which checks and compiles them.
 
 import { posix } from "node:path";
-import { PackageError } from "../errors.js";
-import type { PackageIssue } from "../errors.js";
-import { refKey, refOf } from "./ref.js";
-import type { InventoryInfo, KubeObject, Package, PackageDocument, PackageObject, SourcePos } from "./types.js";
+import { PackageError } from "../model/errors.js";
+import type { PackageIssue } from "../model/errors.js";
+import { refKey, refOf } from "../model/ref.js";
+import type { InventoryInfo, KubeObject, Package, PackageDocument, PackageObject, SourcePos } from "../model/kube-object.js";
 import { describeObject, isRecord, validateObject } from "./validate-object.js";
 import { parseYamlDocuments, type ParsedYaml } from "./yaml-documents.js";
 import type { FieldPath } from "./yaml-documents.js";
 import { checkDnsLabel, checkDnsSubdomain, checkLabelValue } from "./names.js";
+import { INVENTORY_ID_LABEL, KPT_GROUP, RESOURCE_GROUP_API_VERSION, RESOURCE_GROUP_KIND } from "../model/inventory-keys.js";
 
-export const INVENTORY_ID_LABEL = "cli-utils.sigs.k8s.io/inventory-id";
 export const LOCAL_CONFIG_ANNOTATION = "config.kubernetes.io/local-config";
 export const FUNCTION_ANNOTATION = "config.kubernetes.io/function";
 export const DEPENDS_ON_ANNOTATION = "config.kubernetes.io/depends-on";
@@ -201,11 +201,11 @@ function classifyEntry(e: Entry, inRootPackage: boolean, fromStdin: boolean, fou
   const v = e.value;
   const apiVersion = isRecord(v) && typeof v.apiVersion === "string" ? v.apiVersion : "";
   const kind = isRecord(v) && typeof v.kind === "string" ? v.kind : "";
-  if (kind === "Kptfile" && apiVersion.startsWith("kpt.dev/")) {
+  if (kind === "Kptfile" && apiVersion.startsWith(`${KPT_GROUP}/`)) {
     if (fromStdin) found.streamKptfiles.push(e);
     return;
   }
-  if (kind === "ResourceGroup" && apiVersion === "kpt.dev/v1alpha1") {
+  if (kind === RESOURCE_GROUP_KIND && apiVersion === RESOURCE_GROUP_API_VERSION) {
     if (inRootPackage) found.resourceGroups.push(e);
     return;
   }
@@ -293,7 +293,7 @@ function readInventoryFile(f: PackageFile, issues: PackageIssue[]): Entry[] {
   const rgs: Entry[] = [];
   for (const doc of parsed.documents) {
     const v = doc.value;
-    if (isRecord(v) && v.kind === "ResourceGroup" && v.apiVersion === "kpt.dev/v1alpha1") {
+    if (isRecord(v) && v.kind === RESOURCE_GROUP_KIND && v.apiVersion === RESOURCE_GROUP_API_VERSION) {
       rgs.push({ value: v, file: f.path, line: doc.line, lineOf: doc.lineOf });
       continue;
     }
@@ -301,7 +301,7 @@ function readInventoryFile(f: PackageFile, issues: PackageIssue[]): Entry[] {
     issues.push({
       source: { file: f.path, line: doc.line },
       ...(name ? { object: name } : {}),
-      message: "--rg-file must hold only the package's ResourceGroup (kpt.dev/v1alpha1, as `live init` writes it): move this object into the package",
+      message: `--rg-file must hold only the package's ResourceGroup (${RESOURCE_GROUP_API_VERSION}, as \`live init\` writes it): move this object into the package`,
     });
   }
   if (rgs.length === 0 && parsed.errors.length === 0) {

@@ -4,7 +4,7 @@
 import type { Dirent, Stats } from "node:fs";
 import { lstat, readFile, readdir, realpath, stat } from "node:fs/promises";
 import { basename, dirname, join, posix, relative, sep } from "node:path";
-import { PackageError, UsageError } from "../errors.js";
+import { PackageError, UsageError } from "../model/errors.js";
 import { decodeText } from "./file-text.js";
 import { compileKrmIgnore } from "./krmignore.js";
 import type { IgnoreMatcher } from "./krmignore.js";
@@ -12,7 +12,7 @@ import { analyzePackage, contentsOf } from "./parse-package.js";
 import type { ParseCache } from "./parse-cache.js";
 import { parseYamlDocuments, restoreYamlDocuments } from "./yaml-documents.js";
 import type { PackageContents, PackageFile, PackageInput } from "./parse-package.js";
-import type { Package } from "./types.js";
+import type { Package } from "../model/kube-object.js";
 
 export interface ReadPackageOptions {
   /** Standard input (its bytes, or its text), read by the caller, when the path is "-". */

@@ -5,8 +5,8 @@
 // zod/mini: the same checks, and its tree-shakable API keeps zod's locales and unused schemas
 // out of the bundle (the full `zod` export cost every command start-up time).
 import * as z from "zod/mini";
-import { groupOf } from "./ref.js";
-import type { KubeObject } from "./types.js";
+import { groupOf } from "../model/ref.js";
+import type { KubeObject } from "../model/kube-object.js";
 import type { FieldPath } from "./yaml-documents.js";
 import { checkApiVersion, checkDnsLabel, checkLabelValue, checkObjectName, checkQualifiedName } from "./names.js";
 

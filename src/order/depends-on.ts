@@ -2,9 +2,9 @@
 // `<group>/namespaces/<namespace>/<kind>/<name>` (namespaced) or `<group>/<kind>/<name>`
 // (cluster-scoped) references, the core group being empty. Errors use cli-utils' words.
 
-import { formatDependsOnRef } from "../object/ref.js";
-import type { ObjRef } from "../object/ref.js";
-import type { KubeObject } from "../object/types.js";
+import { formatDependsOnRef } from "../model/ref.js";
+import type { ObjRef } from "../model/ref.js";
+import type { KubeObject } from "../model/kube-object.js";
 import { DEPENDS_ON_ANNOTATION } from "../object/parse-package.js";
 
 export { DEPENDS_ON_ANNOTATION };

@@ -1,9 +1,9 @@
 // Dependency-graph problems (cycles, depends-on references to nothing, unreadable annotations)
 // as package issues: each points at the file and line of the depends-on annotation to fix.
 
-import { PackageError, type PackageIssue } from "../errors.js";
-import { formatDependsOnRef, refKey, refOf, type ObjRef } from "../object/ref.js";
-import type { PackageObject, SourcePos } from "../object/types.js";
+import { PackageError, type PackageIssue } from "../model/errors.js";
+import { formatDependsOnRef, refKey, refOf, type ObjRef } from "../model/ref.js";
+import type { PackageObject, SourcePos } from "../model/kube-object.js";
 import { DEPENDS_ON_ANNOTATION } from "./depends-on.js";
 import type { GraphIssue } from "./graph.js";
 

@@ -3,9 +3,9 @@
 // those are in the set. Waves come from Kahn peeling: every object whose dependencies are all
 // in earlier waves forms the next wave. Linear in objects + edges.
 
-import { cliUtilsId, formatDependsOnRef, refKey } from "../object/ref.js";
-import type { ObjRef } from "../object/ref.js";
-import type { KubeObject } from "../object/types.js";
+import { cliUtilsId, formatDependsOnRef, refKey } from "../model/ref.js";
+import type { ObjRef } from "../model/ref.js";
+import type { KubeObject } from "../model/kube-object.js";
 import { isRecord } from "../object/validate-object.js";
 import { readDependsOn } from "./depends-on.js";
 import { compareKindOrder } from "./kind-order.js";

@@ -2,7 +2,7 @@
 // first (namespaces, CRDs, RBAC, config, services, workloads), admission webhooks that could
 // reject the rest last, every other kind in between by group then kind; ties by namespace, name.
 
-import type { ObjRef } from "../object/ref.js";
+import type { ObjRef } from "../model/ref.js";
 
 const FIRST: readonly string[] = [
   "/Namespace",

@@ -2,8 +2,8 @@
 // cluster, and the live objects, read once (see gather.ts). Plain data: the planner is pure.
 
 import type { PatchSchema } from "../apply/csa/patch-schema.js";
-import type { ObjRef } from "../object/ref.js";
-import type { InventoryInfo, KubeObject, PackageObject } from "../object/types.js";
+import type { ObjRef } from "../model/ref.js";
+import type { InventoryInfo, KubeObject, PackageObject } from "../model/kube-object.js";
 
 export interface InventoryFacts {
   info: InventoryInfo;

@@ -5,10 +5,10 @@
 import { isCsaNoop } from "../apply/csa/plan-csa.js";
 import { schemaLookup } from "../apply/schema-lookup.js";
 import type { Cluster } from "../cluster/types.js";
-import { CancelledError } from "../errors.js";
+import { CancelledError } from "../model/errors.js";
 import { readClusterInventory, resourceGroupCrdInstalled } from "../inventory/cluster-inventory.js";
-import { refKey, refOf, RefSet, type ObjRef } from "../object/ref.js";
-import type { InventoryInfo, KubeObject, Package } from "../object/types.js";
+import { refKey, refOf, RefSet, type ObjRef } from "../model/ref.js";
+import type { InventoryInfo, KubeObject, Package } from "../model/kube-object.js";
 import { pruneCandidates } from "../prune/candidates.js";
 import { LiveCache } from "../status/live-cache.js";
 import { schemaKey, type ApplyFacts, type DestroyFacts, type InventoryFacts } from "./facts.js";

@@ -3,21 +3,21 @@
 // nothing here reads the cluster, so `live diff`, `--dry-run`, the confirmation prompt and the
 // run itself all see one plan.
 
-import { isCsaNoop, planClientSideApply, type CsaPlan } from "../apply/csa/plan-csa.js";
+import { isCsaNoop, planClientSideApply } from "../apply/csa/plan-csa.js";
 import { isSsaNoop } from "../apply/ssa-noop.js";
 import { crdMissingError } from "../inventory/cluster-inventory.js";
 import { formatBytes, inventoryBytes, inventoryFit, objectsThatFit } from "../inventory/inventory-size.js";
 import { ownershipOf, policyAllows, policyRefusal, type InventoryPolicy } from "../inventory/policy.js";
-import { PackageError } from "../errors.js";
-import { refKey, refOf, RefSet, type ObjRef } from "../object/ref.js";
-import type { InventoryInfo, KubeObject, PackageObject } from "../object/types.js";
+import { PackageError } from "../model/errors.js";
+import { refKey, refOf, RefSet, type ObjRef } from "../model/ref.js";
+import type { InventoryInfo, KubeObject, PackageObject } from "../model/kube-object.js";
 import { graphIssuesError } from "../order/graph-issues.js";
 import { orderWaves } from "../order/graph.js";
 import { pruneCandidates, stillThere } from "../prune/candidates.js";
 import { dependencyDeleted } from "../prune/dependency-gate.js";
 import { schemaKey, type ApplyFacts } from "./facts.js";
 import { invertDependencies, planDeletes } from "./plan-deletes.js";
-import type { ApplyPlan, PlannedApply, PlannedOperation } from "./types.js";
+import type { ApplyPlan, CsaPlan, PlannedApply, PlannedOperation } from "../model/plan.js";
 
 export interface PlanApplyOptions {
   dryRun: boolean;

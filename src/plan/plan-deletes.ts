@@ -2,14 +2,14 @@
 // dependency order, one wave per level of the graph their live objects form (depends-on
 // annotations, Namespaces, CRDs), each with kpt's decision. Pure.
 
-import { PackageError } from "../errors.js";
+import { PackageError } from "../model/errors.js";
 import type { InventoryPolicy } from "../inventory/policy.js";
-import { formatRefNs, refKey, type ObjRef } from "../object/ref.js";
-import type { KubeObject } from "../object/types.js";
+import { formatRefNs, refKey, type ObjRef } from "../model/ref.js";
+import type { KubeObject } from "../model/kube-object.js";
 import { orderWaves, reverseWaves } from "../order/graph.js";
 import { dependentApplied } from "../prune/dependency-gate.js";
 import { decidePrune } from "../prune/prune-filters.js";
-import type { PlannedDelete } from "./types.js";
+import type { PlannedDelete } from "../model/plan.js";
 
 export interface PlanDeletesInput {
   /** The objects to delete that exist or cannot be read (see prune/candidates.ts). */

@@ -5,7 +5,7 @@ import type { InventoryPolicy } from "../inventory/policy.js";
 import { stillThere } from "../prune/candidates.js";
 import type { DestroyFacts } from "./facts.js";
 import { planDeletes } from "./plan-deletes.js";
-import type { DestroyPlan } from "./types.js";
+import type { DestroyPlan } from "../model/plan.js";
 
 export function planDestroy(facts: DestroyFacts, o: { inventoryPolicy: InventoryPolicy }): DestroyPlan {
   const { info, stored, previous } = facts.inventory;

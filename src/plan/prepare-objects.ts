@@ -3,11 +3,11 @@
 // All problems are reported together, before anything is written.
 
 import type { Cluster, Scope } from "../cluster/types.js";
-import { PackageError } from "../errors.js";
-import { OWNING_INVENTORY_ANNOTATION } from "../inventory/keys.js";
+import { PackageError } from "../model/errors.js";
+import { OWNING_INVENTORY_ANNOTATION } from "../model/inventory-keys.js";
 import { assignNamespaces } from "../object/namespaces.js";
-import { groupOf } from "../object/ref.js";
-import type { Package, PackageObject } from "../object/types.js";
+import { groupOf } from "../model/ref.js";
+import type { Package, PackageObject } from "../model/kube-object.js";
 
 export async function prepareObjects(pkg: Package, cluster: Cluster, inventoryId: string): Promise<PackageObject[]> {
   const kinds = new Map<string, { group: string; kind: string }>();

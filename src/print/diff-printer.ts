@@ -9,7 +9,7 @@ import { createPalette } from "./color.js";
 import { formatChangeCounts, formatChangeTable } from "./change-table.js";
 import { formatChangeSetMarkdown } from "./markdown-printer.js";
 import { githubAnnotation } from "./error-report.js";
-import { formatRef } from "../object/ref.js";
+import { formatRef } from "../model/ref.js";
 
 export type DiffOutput = "text" | "json" | "markdown";
 

@@ -1,9 +1,9 @@
 // How an error that ends a command is told: `error: <what failed>`, then one line saying what
 // to do, and the detail (the server's words, the stack) only with -v. Pure: error in, lines out.
 
-import { ApiError, briefApiError, forbiddenAdvice } from "../cluster/api-error.js";
+import { ApiError, briefApiError, forbiddenAdvice, NotServedError } from "../cluster/api-error.js";
 import { relative, resolve, sep } from "node:path";
-import { EXIT, formatIssue, KptTsError, PackageError } from "../errors.js";
+import { EXIT, formatIssue, KptTsError, PackageError } from "../model/errors.js";
 
 const WEBHOOK = /admission webhook "([^"]+)" denied the request/;
 
@@ -19,7 +19,7 @@ export function apiErrorHint(err: ApiError): string | undefined {
       // The first line already says who may not do what (briefApiError); this says what to do.
       return forbiddenAdvice(err);
     case 404:
-      return /does not serve/.test(err.message) ? "install the kind's CustomResourceDefinition first, or add it to the package" : undefined;
+      return err instanceof NotServedError ? "install the kind's CustomResourceDefinition first, or add it to the package" : undefined;
     case 409:
       return "someone else changed it meanwhile: run the command again";
     case 422:

@@ -2,7 +2,7 @@
 // action's summary line after its last group, and (beyond kpt) a periodic note on stderr saying
 // what a long wait is still waiting for.
 
-import type { EngineEvent, GroupEvent, RunStats, WaitEvent, WaitingEvent } from "../events.js";
+import type { EngineEvent, GroupEvent, RunStats, WaitEvent, WaitingEvent } from "../model/events.js";
 import {
   formatApplyLine,
   formatApplySummary,

@@ -2,8 +2,8 @@
 // extras (the apply operation, `waiting` progress, the init event) are left out so that scripts
 // written against kpt's keys and types keep working.
 
-import type { EngineEvent, GroupEvent, RunStats } from "../events.js";
-import type { ObjRef } from "../object/ref.js";
+import type { EngineEvent, GroupEvent, RunStats } from "../model/events.js";
+import type { ObjRef } from "../model/ref.js";
 import { formatGoJsonLine, formatRfc3339, type JsonRecord } from "./go-json.js";
 import type { PrintOptions } from "./print-options.js";
 import { countEvent, countFor, createTally, type RunTally } from "./tally.js";

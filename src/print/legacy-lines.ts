@@ -2,8 +2,8 @@
 // (v0.29, early 2022), with the few additions kpt-ts needs (skip reasons, skipped applies).
 // Pure: event in, line out.
 
-import type { ApplyEvent, PruneEvent, StatusEvent, WaitEvent } from "../events.js";
-import { formatRef } from "../object/ref.js";
+import type { ApplyEvent, PruneEvent, StatusEvent, WaitEvent } from "../model/events.js";
+import { formatRef } from "../model/ref.js";
 import type { RunTally } from "./tally.js";
 
 /**

@@ -7,7 +7,7 @@
 import { appendFile } from "node:fs/promises";
 import { isEffective, summarizeChanges, type Change, type ChangeSet } from "../diff/change-set.js";
 import { diffPath, formatChangeDiff } from "../diff/object-diff.js";
-import { refKey, type ObjRef } from "../object/ref.js";
+import { refKey, type ObjRef } from "../model/ref.js";
 import { formatChangeCounts } from "./change-table.js";
 
 /** A table cell: one line, pipes escaped. */

@@ -1,8 +1,8 @@
 // The one entry point commands use to show a run: pick the printer for --output, hand it the
 // engine's events, get the final stats back (the command decides the exit code from them).
 
-import type { EngineEvent, RunStats } from "../events.js";
-import { formatRef } from "../object/ref.js";
+import type { EngineEvent, RunStats } from "../model/events.js";
+import { formatRef } from "../model/ref.js";
 import { githubAnnotation } from "./error-report.js";
 import { printEvents } from "./events-printer.js";
 import { printJson } from "./json-printer.js";

@@ -5,8 +5,8 @@
 // wait ends, so the terminal keeps exactly kpt's lines. Folding events and rendering are pure.
 
 import type { ChalkInstance } from "chalk";
-import type { EngineEvent, KStatus, WaitReason, WaitStatus } from "../events.js";
-import { formatRef, refKey, type ObjRef } from "../object/ref.js";
+import type { EngineEvent, KStatus, WaitReason, WaitStatus } from "../model/events.js";
+import { formatRef, refKey, type ObjRef } from "../model/ref.js";
 import { resolveColor } from "./color.js";
 import { formatDuration, formatElapsed, formatReason } from "./waiting-line.js";
 

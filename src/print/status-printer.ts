@@ -2,8 +2,8 @@
 // as kpt's book shows them (`deployment.apps/wordpress is Current: ...`), JSON exactly as the kpt
 // binary prints it, the table as cli-utils' status table (redrawn every second on a terminal).
 
-import type { StatusEvent } from "../events.js";
-import { refKey, type ObjRef } from "../object/ref.js";
+import type { StatusEvent } from "../model/events.js";
+import { refKey, type ObjRef } from "../model/ref.js";
 import { createPalette } from "./color.js";
 import { formatGoJsonLine, formatRfc3339 } from "./go-json.js";
 import { refContent } from "./json-printer.js";

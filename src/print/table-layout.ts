@@ -2,9 +2,9 @@
 // their width, STATUS and CONDITIONS coloured, AGE as `Ns`/`Nm`/`Nh`. Pure: rows in, lines out.
 
 import type { ChalkInstance } from "chalk";
-import type { KStatus } from "../events.js";
-import type { ObjRef } from "../object/ref.js";
-import type { KubeObject } from "../object/types.js";
+import type { KStatus } from "../model/events.js";
+import type { ObjRef } from "../model/ref.js";
+import type { KubeObject } from "../model/kube-object.js";
 
 /** A cell: what to print (maybe with colour codes) and how many columns it takes on screen. */
 export interface Cell {

@@ -7,8 +7,8 @@
 // (always blank in kpt), and MESSAGE shows the error of a failed apply/prune/delete.
 
 import type { ChalkInstance } from "chalk";
-import type { ActuationStatus, EngineEvent, RunStats, WaitEvent, WaitStatus } from "../events.js";
-import { refKey } from "../object/ref.js";
+import type { ActuationStatus, EngineEvent, RunStats, WaitEvent, WaitStatus } from "../model/events.js";
+import { refKey } from "../model/ref.js";
 import { createPalette } from "./color.js";
 import { createLiveTable, type LiveTable } from "./live-table.js";
 import type { PrintOptions } from "./print-options.js";

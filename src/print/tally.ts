@@ -2,7 +2,7 @@
 // cumulative counts, and the legacy summary lines need counts the engine's RunStats do not keep
 // (server-side applies).
 
-import { emptyStats, type EngineEvent, type RunStats } from "../events.js";
+import { emptyStats, type EngineEvent, type RunStats } from "../model/events.js";
 
 export interface RunTally {
   stats: RunStats;

@@ -1,8 +1,8 @@
 // What a long wait is still waiting for (kpt prints nothing while it waits). Pure: the events
 // printer decides when, these functions decide what.
 
-import type { WaitEvent, WaitingEvent, WaitReason } from "../events.js";
-import { formatRef, type ObjRef } from "../object/ref.js";
+import type { WaitEvent, WaitingEvent, WaitReason } from "../model/events.js";
+import { formatRef, type ObjRef } from "../model/ref.js";
 
 /** First report after this long in one wait phase... */
 export const FIRST_WAITING_REPORT_MS = 5_000;

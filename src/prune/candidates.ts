@@ -2,7 +2,7 @@
 // destroy, all of them. Objects already gone are forgotten; ones whose state cannot be read stay
 // (they are reported and kept in the inventory, never taken for gone). Pure.
 
-import { RefSet, refKey, type ObjRef } from "../object/ref.js";
+import { RefSet, refKey, type ObjRef } from "../model/ref.js";
 
 /** What the inventory lists that the package no longer has. */
 export function pruneCandidates(previous: readonly ObjRef[], packageRefs: RefSet): ObjRef[] {

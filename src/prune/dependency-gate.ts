@@ -2,7 +2,7 @@
 // depends on was applied and reconciled; an object is deleted only once what depends on it is
 // gone. Pure: the outcomes so far are passed in.
 
-import { cliUtilsId, type ObjRef } from "../object/ref.js";
+import { cliUtilsId, type ObjRef } from "../model/ref.js";
 
 export type Actuated = "Successful" | "Skipped" | "Failed";
 export type Reconciled = "Successful" | "Skipped" | "Failed" | "Timeout";

@@ -4,9 +4,9 @@
 
 import { ApiError } from "../cluster/api-error.js";
 import type { Cluster } from "../cluster/types.js";
-import { OWNING_INVENTORY_ANNOTATION } from "../inventory/keys.js";
-import type { ObjRef } from "../object/ref.js";
-import type { KubeObject } from "../object/types.js";
+import { OWNING_INVENTORY_ANNOTATION } from "../model/inventory-keys.js";
+import type { ObjRef } from "../model/ref.js";
+import type { KubeObject } from "../model/kube-object.js";
 
 /** Undefined when detached (or already gone); else why it could not be. */
 export async function detachFromInventory(cluster: Cluster, ref: ObjRef, live: KubeObject): Promise<string | undefined> {

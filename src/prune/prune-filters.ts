@@ -1,15 +1,11 @@
 // Whether a prune or destroy may delete an object, in kpt's filter order: deletion protection,
 // inventory ownership, namespaces still in use. Pure; the runner acts on the decision.
 
-import type { ObjRef } from "../object/ref.js";
-import type { KubeObject } from "../object/types.js";
-import { DELETION_ANNOTATION, DELETION_DETACH, ON_REMOVE_ANNOTATION, ON_REMOVE_KEEP } from "../inventory/keys.js";
+import type { ObjRef } from "../model/ref.js";
+import type { KubeObject } from "../model/kube-object.js";
+import type { PruneDecision } from "../model/plan.js";
+import { DELETION_ANNOTATION, DELETION_DETACH, ON_REMOVE_ANNOTATION, ON_REMOVE_KEEP } from "../model/inventory-keys.js";
 import { ownershipOf, policyAllows, policyRefusal, type InventoryPolicy } from "../inventory/policy.js";
-
-export type PruneDecision =
-  | { action: "delete" }
-  /** `abandon`: drop it from the inventory and remove its owning-inventory annotation. */
-  | { action: "skip"; reason: string; abandon: boolean };
 
 export interface PruneContext {
   inventoryId: string;

@@ -1,7 +1,7 @@
 // Status over a set of objects (cli-utils' genericAggregator) and the small predicates a
 // waiter needs (cli-utils' taskrunner Condition.Meets / allMatchStatus, WaitTask's failure check).
 
-import type { KStatus } from "../events.js";
+import type { KStatus } from "../model/events.js";
 import type { DesiredStatus, StatusResult } from "./types.js";
 
 /**

@@ -1,8 +1,8 @@
 // computeStatus: kstatus' Compute for one object, plus kpt's Config Connector reader.
 // Pure: the object must already carry its live status; `now` is injected for the Pod rule.
 
-import type { KubeObject } from "../object/types.js";
-import { groupOf } from "../object/ref.js";
+import type { KubeObject } from "../model/kube-object.js";
+import { groupOf } from "../model/ref.js";
 import { MalformedStatusError, isRecord } from "./fields.js";
 import { current, unknown } from "./results.js";
 import { configConnectorStatus, isConfigConnectorGroup } from "./rules/config-connector.js";

@@ -4,8 +4,8 @@
 import { EventChannel } from "../util/event-channel.js";
 import { statusOfLive } from "./compute-status.js";
 import type { Cluster } from "../cluster/types.js";
-import type { StatusEvent } from "../events.js";
-import { refKey, type ObjRef } from "../object/ref.js";
+import type { StatusEvent } from "../model/events.js";
+import { refKey, type ObjRef } from "../model/ref.js";
 import { aggregateStatus } from "./aggregate.js";
 import { LiveCache } from "./live-cache.js";
 import type { ComputeStatusOptions } from "./types.js";

@@ -5,10 +5,10 @@
 
 import { setMaxListeners } from "node:events";
 import { setTimeout as sleep } from "node:timers/promises";
-import { ApiError } from "../cluster/api-error.js";
+import { ApiError, NotServedError } from "../cluster/api-error.js";
 import { WatchExpiredError, type Cluster } from "../cluster/types.js";
-import type { ObjRef } from "../object/ref.js";
-import type { KubeObject } from "../object/types.js";
+import type { ObjRef } from "../model/ref.js";
+import type { KubeObject } from "../model/kube-object.js";
 
 type Listener = (ref: ObjRef, obj: KubeObject | undefined) => void;
 
@@ -210,7 +210,7 @@ export class LiveCache {
         primed();
       } catch (err) {
         if (signal.aborted) return;
-        if (err instanceof ApiError && err.status === 404 && /does not serve/.test(err.message)) {
+        if (err instanceof NotServedError) {
           c.unserved = true;
           primed();
           return;

@@ -1,8 +1,8 @@
 // The status engine's data shapes. Results follow kstatus' Result: a status, a one-line message,
 // and the abnormal-true conditions (Reconciling/Stalled) kstatus would add to the object.
 
-import type { KStatus } from "../events.js";
-import type { KubeObject } from "../object/types.js";
+import type { KStatus } from "../model/events.js";
+import type { KubeObject } from "../model/kube-object.js";
 
 /** The two statuses a wait can target: Current after apply, NotFound after prune/delete. */
 export type DesiredStatus = "Current" | "NotFound";

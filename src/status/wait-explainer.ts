@@ -5,9 +5,9 @@
 // per-object reads; a read that fails (e.g. forbidden) simply explains nothing.
 
 import type { Cluster } from "../cluster/types.js";
-import type { WaitReason } from "../events.js";
-import { refKey, refOf } from "../object/ref.js";
-import type { KubeObject } from "../object/types.js";
+import type { WaitReason } from "../model/events.js";
+import { refKey, refOf } from "../model/ref.js";
+import type { KubeObject } from "../model/kube-object.js";
 import { combinedSelector, explainWait, explanationNeeds } from "./wait-reasons.js";
 
 export const EXPLAIN_INTERVAL_MS = 3_000;

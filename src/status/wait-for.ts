@@ -2,9 +2,9 @@
 // driven by the live cache's watch events, not by polling. Emits kpt's wait events, status
 // events on every change, and `waiting` progress so a long wait is never silent.
 
-import type { EngineEvent, KStatus, WaitReason } from "../events.js";
-import { refKey, type ObjRef } from "../object/ref.js";
-import type { KubeObject } from "../object/types.js";
+import type { EngineEvent, KStatus, WaitReason } from "../model/events.js";
+import { refKey, type ObjRef } from "../model/ref.js";
+import type { KubeObject } from "../model/kube-object.js";
 import { describeWaitingFor, isReconciled } from "./aggregate.js";
 import { NOT_FOUND, statusOfLive } from "./compute-status.js";
 import type { LiveCache } from "./live-cache.js";

@@ -3,9 +3,9 @@
 // ReplicaSet's or Job's Pods, a claim's missing PersistentVolume. Pure: the live objects come in
 // (see wait-explainer.ts for how they are read), reasons come out.
 
-import type { WaitReason } from "../events.js";
-import { refOf, type ObjRef } from "../object/ref.js";
-import type { KubeObject } from "../object/types.js";
+import type { WaitReason } from "../model/events.js";
+import { refOf, type ObjRef } from "../model/ref.js";
+import type { KubeObject } from "../model/kube-object.js";
 import { computeStatus } from "./compute-status.js";
 
 /** Objects read to explain a wait: the Pods and ReplicaSets of its namespace, the PersistentVolumes. */

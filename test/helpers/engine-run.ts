@@ -3,11 +3,11 @@
 
 import { apply, destroy } from "../../src/index.js";
 import type { EngineOptions } from "../../src/engine/options.js";
-import type { EngineEvent, RunStats } from "../../src/events.js";
+import type { EngineEvent, RunStats } from "../../src/model/events.js";
 import { DEPENDS_ON_ANNOTATION as DEPENDS_ON } from "../../src/order/depends-on.js";
-import { formatDependsOnRef, refOf, type ObjRef } from "../../src/object/ref.js";
-import type { InventoryInfo, KubeObject, Package } from "../../src/object/types.js";
-import { OWNING_INVENTORY_ANNOTATION } from "../../src/inventory/keys.js";
+import { formatDependsOnRef, refOf, type ObjRef } from "../../src/model/ref.js";
+import type { InventoryInfo, KubeObject, Package } from "../../src/model/kube-object.js";
+import { OWNING_INVENTORY_ANNOTATION } from "../../src/model/inventory-keys.js";
 import { MemoryCluster } from "./memory-cluster.js";
 
 export const NS = "app";

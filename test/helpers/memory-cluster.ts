@@ -54,10 +54,10 @@
 //   tests that check what was written (a dry run writes nothing).
 
 import { randomUUID } from "node:crypto";
-import { ApiError } from "../../src/cluster/api-error.js";
+import { ApiError, NotServedError } from "../../src/cluster/api-error.js";
 import { WatchExpiredError, type Cluster, type DeleteOptions, type ListResult, type PatchType, type Scope, type WatchEvent, type WatchQuery, type WriteOptions } from "../../src/cluster/types.js";
-import { groupOf, refKey, refOf, type ObjRef } from "../../src/object/ref.js";
-import type { KubeObject } from "../../src/object/types.js";
+import { groupOf, refKey, refOf, type ObjRef } from "../../src/model/ref.js";
+import type { KubeObject } from "../../src/model/kube-object.js";
 
 export type Verb = "get" | "list" | "watch" | "create" | "update" | "patch" | "delete";
 
@@ -284,10 +284,7 @@ export class MemoryCluster implements Cluster {
   private kindOf(group: string, kind: string, apiVersion?: string): KindInfo {
     const k = this.kinds.get(`${group}/${kind}`);
     const version = apiVersion ? (apiVersion.includes("/") ? apiVersion.split("/")[1]! : apiVersion) : undefined;
-    if (!k || (version && !k.versions.includes(version))) {
-      const what = apiVersion ? `${apiVersion}, Kind=${kind}` : group ? `${kind}.${group}` : kind;
-      throw new ApiError(404, "NotFound", `the cluster does not serve ${what}: is its CustomResourceDefinition installed?`);
-    }
+    if (!k || (version && !k.versions.includes(version))) throw new NotServedError(group, kind, apiVersion);
     return k;
   }
 

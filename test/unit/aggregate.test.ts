@@ -1,7 +1,7 @@
 // Aggregation over a set (cli-utils genericAggregator) and the waiter's predicates.
 
 import { describe, expect, it } from "vitest";
-import type { KStatus } from "../../src/events.js";
+import type { KStatus } from "../../src/model/events.js";
 import {
   aggregateStatus,
   describeWaitingFor,

@@ -9,10 +9,10 @@ import { graphIssuesError } from "../../src/order/graph-issues.js";
 import { orderWaves } from "../../src/order/graph.js";
 import { prepareObjects } from "../../src/plan/prepare-objects.js";
 import type { Cluster, Scope } from "../../src/cluster/types.js";
-import { PackageError, UsageError, formatIssue } from "../../src/errors.js";
+import { PackageError, UsageError, formatIssue } from "../../src/model/errors.js";
 import { readPackage } from "../../src/object/read-package.js";
-import { refOf } from "../../src/object/ref.js";
-import type { Package } from "../../src/object/types.js";
+import { refOf } from "../../src/model/ref.js";
+import type { Package } from "../../src/model/kube-object.js";
 import { BAD_INPUT_CASES, expectedPrefix, writeBadInputCase, type BadInputCase } from "../corpus/bad-input.js";
 
 const NS = "corpus-ns";

@@ -2,7 +2,7 @@
 import { describe, expect, it } from "vitest";
 import { computeChangeSet } from "../../src/diff/change-set.js";
 import { confirmMode, deletesToConfirm, isYes, type ConfirmContext } from "../../src/confirm/confirm-policy.js";
-import type { KubeObject } from "../../src/object/types.js";
+import type { KubeObject } from "../../src/model/kube-object.js";
 import { createPalette } from "../../src/print/color.js";
 import { formatConfirmQuestion } from "../../src/print/confirm-prompt.js";
 

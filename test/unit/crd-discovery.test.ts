@@ -1,7 +1,7 @@
 // Which kinds a CRD makes available, so apply can wait until discovery lists them.
 import { describe, expect, it } from "vitest";
 import { servedKinds } from "../../src/engine/crd-discovery.js";
-import type { KubeObject } from "../../src/object/types.js";
+import type { KubeObject } from "../../src/model/kube-object.js";
 
 const crd = (spec: unknown): KubeObject => ({ apiVersion: "apiextensions.k8s.io/v1", kind: "CustomResourceDefinition", metadata: { name: "x" }, spec });
 

@@ -12,7 +12,7 @@ import { createThreeWayMergePatch, createThreeWayStrategicPatch, isEmptyPatch } 
 import { patchSchemaFor } from "../../src/apply/csa/patch-schema.js";
 import { isCsaNoop, planClientSideApply } from "../../src/apply/csa/plan-csa.js";
 import { containsJson, deepEqualJson } from "../../src/apply/csa/json-value.js";
-import type { KubeObject } from "../../src/object/types.js";
+import type { KubeObject } from "../../src/model/kube-object.js";
 
 const loadDoc = (file: string): unknown => JSON.parse(readFileSync(new URL(`./fixtures/openapi/${file}`, import.meta.url), "utf8"));
 const apps = patchSchemaFor(loadDoc("apis__apps__v1.json"), { group: "apps", version: "v1", kind: "Deployment" })!;

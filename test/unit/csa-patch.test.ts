@@ -12,7 +12,7 @@ import { PatchError } from "../../src/apply/csa/patch-error.js";
 import { describeField, patchSchemaFor, type FieldBehaviour, type PatchSchema } from "../../src/apply/csa/patch-schema.js";
 import { planClientSideApply } from "../../src/apply/csa/plan-csa.js";
 import { createThreeWayMergePatch, createThreeWayStrategicPatch, isEmptyPatch } from "../../src/apply/csa/three-way-patch.js";
-import type { KubeObject } from "../../src/object/types.js";
+import type { KubeObject } from "../../src/model/kube-object.js";
 
 const loadDoc = (file: string): unknown => JSON.parse(readFileSync(new URL(`./fixtures/openapi/${file}`, import.meta.url), "utf8"));
 const appsDoc = loadDoc("apis__apps__v1.json");

@@ -2,7 +2,7 @@
 // object is applied or deleted, and the skip reason says which dependency (or dependent) held it.
 
 import { describe, expect, it } from "vitest";
-import { refKey, type ObjRef } from "../../src/object/ref.js";
+import { refKey, type ObjRef } from "../../src/model/ref.js";
 import { applyBlockedBy, deleteBlockedBy, type Actuated, type Reconciled, type RunOutcomes } from "../../src/prune/dependency-gate.js";
 
 const ref = (name: string): ObjRef => ({ group: "apps", kind: "Deployment", namespace: "app", name });

@@ -7,8 +7,8 @@ import { diffLines, formatHunks, unifiedHunks } from "../../src/diff/line-diff.j
 import { MASKED, MASKED_CHANGED, maskSecretPair } from "../../src/diff/mask-secrets.js";
 import { jsonEqual, normalizeForDiff } from "../../src/diff/normalize.js";
 import { formatChangeDiff } from "../../src/diff/object-diff.js";
-import type { ObjRef } from "../../src/object/ref.js";
-import type { KubeObject } from "../../src/object/types.js";
+import type { ObjRef } from "../../src/model/ref.js";
+import type { KubeObject } from "../../src/model/kube-object.js";
 import { createPalette } from "../../src/print/color.js";
 import { changeSetJson, formatChangeSetText } from "../../src/print/diff-printer.js";
 

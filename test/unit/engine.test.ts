@@ -5,13 +5,13 @@
 
 import { describe, expect, it } from "vitest";
 import type { EngineOptions } from "../../src/engine/options.js";
-import type { EngineEvent } from "../../src/events.js";
-import { statsFailed } from "../../src/events.js";
+import type { EngineEvent } from "../../src/model/events.js";
+import { statsFailed } from "../../src/model/events.js";
 import { computeDiff } from "../../src/diff/compute-diff.js";
-import { OWNING_INVENTORY_ANNOTATION } from "../../src/inventory/keys.js";
+import { OWNING_INVENTORY_ANNOTATION } from "../../src/model/inventory-keys.js";
 import { refsOfResourceGroup } from "../../src/inventory/resource-group.js";
-import { refOf, type ObjRef } from "../../src/object/ref.js";
-import type { KubeObject, Package } from "../../src/object/types.js";
+import { refOf, type ObjRef } from "../../src/model/ref.js";
+import type { KubeObject, Package } from "../../src/model/kube-object.js";
 import {
   configMap,
   deployment,

@@ -1,7 +1,7 @@
 // How a command's fatal error is told: what failed, what to do, and the detail only with -v.
 import { describe, expect, it } from "vitest";
-import { ApiError, briefApiError } from "../../src/cluster/api-error.js";
-import { ClusterError, ResultError, UsageError } from "../../src/errors.js";
+import { ApiError, briefApiError, NotServedError } from "../../src/cluster/api-error.js";
+import { ClusterError, ResultError, UsageError } from "../../src/model/errors.js";
 import { apiErrorHint, formatError } from "../../src/print/error-report.js";
 
 const forbidden = new ApiError(403, "Forbidden", 'resourcegroups.kpt.dev "inv" is forbidden: User "bob" cannot get resource "resourcegroups" in API group "kpt.dev" in the namespace "app"');
@@ -12,7 +12,7 @@ describe("apiErrorHint", () => {
     ["403 on a cluster-scoped resource", new ApiError(403, "Forbidden", 'namespaces is forbidden: User "bob" cannot create resource "namespaces" in API group ""'), /grant "create" on namespaces cluster-wide/],
     ["403 the server words otherwise", new ApiError(403, "Forbidden", "access denied by policy"), /lacks the RBAC permission/],
     ["401", new ApiError(401, "Unauthorized", "Unauthorized"), /credentials/],
-    ["unknown kind", new ApiError(404, "NotFound", "the cluster does not serve example.com/v1, Kind=Widget: is its CustomResourceDefinition installed?"), /CustomResourceDefinition/],
+    ["unknown kind", new NotServedError("example.com", "Widget", "example.com/v1"), /CustomResourceDefinition/],
     ["webhook denial", new ApiError(400, "BadRequest", 'admission webhook "policy.example.com" denied the request: no latest tags'), /webhook policy\.example\.com refused it/],
     ["server trouble", new ApiError(503, "ServiceUnavailable", "etcd is down"), /try again/],
   ])("%s", (_n, err, hint) => {

@@ -4,8 +4,8 @@
 // trips where it was three. A fake cluster whose answers wait until released shows the order.
 import { describe, expect, it } from "vitest";
 import type { Cluster, ListResult } from "../../src/cluster/types.js";
-import type { ObjRef } from "../../src/object/ref.js";
-import type { InventoryInfo, KubeObject, Package } from "../../src/object/types.js";
+import type { ObjRef } from "../../src/model/ref.js";
+import type { InventoryInfo, KubeObject, Package } from "../../src/model/kube-object.js";
 import { gatherApplyFacts } from "../../src/plan/gather.js";
 
 const INFO: InventoryInfo = { name: "inv", namespace: "app", id: "inv-1", labels: {}, annotations: {}, origin: "resourcegroup", source: { file: "resourcegroup.yaml", line: 1 } };

@@ -3,8 +3,8 @@ import { parseDependsOn } from "../../src/order/depends-on.js";
 import { formatGraphIssue, orderWaves, reverseWaves } from "../../src/order/graph.js";
 import type { GraphNode } from "../../src/order/graph.js";
 import { compareKindOrder } from "../../src/order/kind-order.js";
-import type { ObjRef } from "../../src/object/ref.js";
-import type { KubeObject } from "../../src/object/types.js";
+import type { ObjRef } from "../../src/model/ref.js";
+import type { KubeObject } from "../../src/model/kube-object.js";
 
 const API: Record<string, string> = {
   "": "v1",

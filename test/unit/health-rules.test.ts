@@ -3,12 +3,12 @@
 
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
-import { formatIssue } from "../../src/errors.js";
+import { formatIssue } from "../../src/model/errors.js";
 import { fieldsRead } from "../../src/health/cel-expression.js";
 import { HealthRuleSet } from "../../src/health/health-rule-set.js";
 import { parseHealthRules } from "../../src/health/parse-health-rules.js";
 import { analyzePackage } from "../../src/object/parse-package.js";
-import type { KubeObject, PackageDocument } from "../../src/object/types.js";
+import type { KubeObject, PackageDocument } from "../../src/model/kube-object.js";
 import { parseYamlDocuments } from "../../src/object/yaml-documents.js";
 import { computeStatus } from "../../src/status/compute-status.js";
 

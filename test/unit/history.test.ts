@@ -4,8 +4,8 @@
 import { describe, expect, it } from "vitest";
 import { ApiError } from "../../src/cluster/api-error.js";
 import type { Cluster, ListResult } from "../../src/cluster/types.js";
-import { CancelledError, ClusterError } from "../../src/errors.js";
-import { type EngineEvent } from "../../src/events.js";
+import { CancelledError, ClusterError } from "../../src/model/errors.js";
+import { type EngineEvent } from "../../src/model/events.js";
 import {
   CHANGE_INVENTORY_LABEL,
   changeFromConfigMap,
@@ -20,8 +20,8 @@ import {
 } from "../../src/history/change-record.js";
 import { inventoryRows } from "../../src/history/inventory-list.js";
 import { recordChanges } from "../../src/history/record-changes.js";
-import type { ObjRef } from "../../src/object/ref.js";
-import type { KubeObject } from "../../src/object/types.js";
+import type { ObjRef } from "../../src/model/ref.js";
+import type { KubeObject } from "../../src/model/kube-object.js";
 import { createPalette } from "../../src/print/color.js";
 import { formatHistory, formatInventoryList, historyJson } from "../../src/print/history-printer.js";
 import { ref, stats } from "./print-scenarios.js";

@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { PassThrough } from "node:stream";
 import { afterAll, describe, expect, it } from "vitest";
 import { runLiveInit } from "../../src/commands/live-init.js";
-import { PackageError, UsageError, formatIssue } from "../../src/errors.js";
+import { PackageError, UsageError, formatIssue } from "../../src/model/errors.js";
 import { formatYamlString, planInit } from "../../src/inventory/init.js";
 import type { InitOptions } from "../../src/inventory/init.js";
 

@@ -6,8 +6,8 @@
 
 import { describe, expect, it } from "vitest";
 import { installResourceGroupCrd, readClusterInventory, writeClusterInventory } from "../../src/inventory/cluster-inventory.js";
-import { MERGED_FROM_ANNOTATION } from "../../src/inventory/keys.js";
-import { refOf, type ObjRef } from "../../src/object/ref.js";
+import { MERGED_FROM_ANNOTATION } from "../../src/model/inventory-keys.js";
+import { refOf, type ObjRef } from "../../src/model/ref.js";
 import { configMap, INVENTORY, namespace } from "../helpers/engine-run.js";
 import { MemoryCluster } from "../helpers/memory-cluster.js";
 

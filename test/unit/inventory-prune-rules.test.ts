@@ -5,9 +5,9 @@
 import { describe, expect, it } from "vitest";
 import { nextInventory, type RunOutcome } from "../../src/inventory/next-inventory.js";
 import { ownershipOf, policyAllows, type InventoryPolicy, type Ownership } from "../../src/inventory/policy.js";
-import { OWNING_INVENTORY_ANNOTATION } from "../../src/inventory/keys.js";
-import { refKey, RefSet, type ObjRef } from "../../src/object/ref.js";
-import type { KubeObject } from "../../src/object/types.js";
+import { OWNING_INVENTORY_ANNOTATION } from "../../src/model/inventory-keys.js";
+import { refKey, RefSet, type ObjRef } from "../../src/model/ref.js";
+import type { KubeObject } from "../../src/model/kube-object.js";
 import { invertDependencies, planDeletes } from "../../src/plan/plan-deletes.js";
 import { pruneCandidates, stillThere } from "../../src/prune/candidates.js";
 import { decidePrune, type PruneContext } from "../../src/prune/prune-filters.js";

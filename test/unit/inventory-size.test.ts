@@ -4,11 +4,11 @@
 import { describe, expect, it } from "vitest";
 import { ApiError, apiErrorFrom } from "../../src/cluster/api-error.js";
 import { retryDelayMs } from "../../src/cluster/retry-policy.js";
-import { PackageError } from "../../src/errors.js";
+import { PackageError } from "../../src/model/errors.js";
 import { INVENTORY_BYTE_BUDGET, inventoryBytes, inventoryFit, objectsThatFit } from "../../src/inventory/inventory-size.js";
 import { buildResourceGroup, buildResourceGroupStatus, type ResourceStatusEntry } from "../../src/inventory/resource-group.js";
-import type { ObjRef } from "../../src/object/ref.js";
-import type { InventoryInfo, KubeObject } from "../../src/object/types.js";
+import type { ObjRef } from "../../src/model/ref.js";
+import type { InventoryInfo, KubeObject } from "../../src/model/kube-object.js";
 import type { ApplyFacts } from "../../src/plan/facts.js";
 import { planApply } from "../../src/plan/plan-apply.js";
 import { apiErrorHint } from "../../src/print/error-report.js";

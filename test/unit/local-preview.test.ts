@@ -9,7 +9,7 @@ import { LAST_APPLIED_ANNOTATION, withLastApplied } from "../../src/apply/csa/la
 import { patchSchemaFor } from "../../src/apply/csa/patch-schema.js";
 import { localPreviewNote, previewLocally } from "../../src/apply/local-preview.js";
 import { appliedByManager, projectFields } from "../../src/apply/ssa-local.js";
-import type { KubeObject } from "../../src/object/types.js";
+import type { KubeObject } from "../../src/model/kube-object.js";
 
 const loadDoc = (file: string): unknown => JSON.parse(readFileSync(new URL(`./fixtures/openapi/${file}`, import.meta.url), "utf8"));
 const deployment = patchSchemaFor(loadDoc("apis__apps__v1.json"), { group: "apps", version: "v1", kind: "Deployment" })!;

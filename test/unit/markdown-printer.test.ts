@@ -2,11 +2,11 @@
 // checked by its structure, read back with the same parser the end-to-end tests use.
 import { describe, expect, it } from "vitest";
 import { computeChangeSet, type ApplyOutcome, type DeleteCandidate } from "../../src/diff/change-set.js";
-import type { ObjRef } from "../../src/object/ref.js";
-import type { KubeObject } from "../../src/object/types.js";
+import type { ObjRef } from "../../src/model/ref.js";
+import type { KubeObject } from "../../src/model/kube-object.js";
 import { githubAnnotation, githubAnnotations } from "../../src/print/error-report.js";
 import { formatChangeSetMarkdown, wavesFlowchart } from "../../src/print/markdown-printer.js";
-import { PackageError } from "../../src/errors.js";
+import { PackageError } from "../../src/model/errors.js";
 import { parseMarkdownPreview } from "../helpers/markdown.js";
 
 const ref = (kind: string, name: string, namespace = "app"): ObjRef => ({ group: "", kind, namespace, name });

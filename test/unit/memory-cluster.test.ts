@@ -4,7 +4,7 @@
 import { describe, expect, it } from "vitest";
 import { ApiError, briefApiError, forbiddenOf } from "../../src/cluster/api-error.js";
 import { WatchExpiredError, type WatchEvent } from "../../src/cluster/types.js";
-import { refOf } from "../../src/object/ref.js";
+import { refOf } from "../../src/model/ref.js";
 import { configMap, namespace } from "../helpers/engine-run.js";
 import { invalid, MemoryCluster } from "../helpers/memory-cluster.js";
 

@@ -1,7 +1,7 @@
 // live migrate's plan: what moves where, decided from the package's files alone.
 
 import { describe, expect, it } from "vitest";
-import { PackageError, UsageError } from "../../src/errors.js";
+import { PackageError, UsageError } from "../../src/model/errors.js";
 import { configMapInventoryRefs, parseInventoryKey, planMigrate } from "../../src/inventory/migrate.js";
 
 const KPTFILE_INV = `apiVersion: kpt.dev/v1

@@ -1,9 +1,9 @@
 import { describe, expect, it } from "vitest";
-import { formatIssue } from "../../src/errors.js";
+import { formatIssue } from "../../src/model/errors.js";
 import { assignNamespaces } from "../../src/object/namespaces.js";
 import type { ResourceScope } from "../../src/object/namespaces.js";
 import { analyzePackage } from "../../src/object/parse-package.js";
-import type { PackageObject } from "../../src/object/types.js";
+import type { PackageObject } from "../../src/model/kube-object.js";
 
 // What a typical cluster's discovery knows.
 const CLUSTER: Record<string, ResourceScope> = {

@@ -9,7 +9,7 @@ import { describe, expect, it } from "vitest";
 import { parseCacheFor, removeUnused } from "../../src/object/parse-cache.js";
 import { readPackage } from "../../src/object/read-package.js";
 import { parseYamlDocuments, restoreYamlDocuments } from "../../src/object/yaml-documents.js";
-import { PackageError } from "../../src/errors.js";
+import { PackageError } from "../../src/model/errors.js";
 
 const FILE = `# a comment first
 apiVersion: v1

@@ -4,14 +4,14 @@
 
 import { describe, expect, it } from "vitest";
 import { lastAppliedValue } from "../../src/apply/csa/last-applied.js";
-import { ClusterError, PackageError } from "../../src/errors.js";
-import { OWNING_INVENTORY_ANNOTATION } from "../../src/inventory/keys.js";
-import { refKey, refOf, type ObjRef } from "../../src/object/ref.js";
-import type { InventoryInfo, KubeObject, PackageObject } from "../../src/object/types.js";
+import { ClusterError, PackageError } from "../../src/model/errors.js";
+import { OWNING_INVENTORY_ANNOTATION } from "../../src/model/inventory-keys.js";
+import { refKey, refOf, type ObjRef } from "../../src/model/ref.js";
+import type { InventoryInfo, KubeObject, PackageObject } from "../../src/model/kube-object.js";
 import type { ApplyFacts, DestroyFacts } from "../../src/plan/facts.js";
 import { planApply, type PlanApplyOptions } from "../../src/plan/plan-apply.js";
 import { planDestroy } from "../../src/plan/plan-destroy.js";
-import { countPlan, planChangesNothing, type ApplyPlan } from "../../src/plan/types.js";
+import { countPlan, planChangesNothing, type ApplyPlan } from "../../src/model/plan.js";
 
 const INV_ID = "inv-1";
 const INFO: InventoryInfo = { name: "inv", namespace: "app", id: INV_ID, labels: {}, annotations: {}, origin: "resourcegroup", source: { file: "resourcegroup.yaml", line: 1 } };

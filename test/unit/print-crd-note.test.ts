@@ -2,8 +2,8 @@
 // apply installs the CRD (kpt's install-rg-on-apply case); stdout stays as it was. A dry run
 // installs nothing and says nothing.
 import { describe, expect, it } from "vitest";
-import type { EngineEvent } from "../../src/events.js";
-import type { RunPlan } from "../../src/plan/types.js";
+import type { EngineEvent } from "../../src/model/events.js";
+import type { RunPlan } from "../../src/model/plan.js";
 import { printRun, type OutputFormat } from "../../src/print/printer.js";
 import { applyFirst, captureStream, streamOf } from "./print-scenarios.js";
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import type { EngineEvent, WaitingEvent } from "../../src/events.js";
+import type { EngineEvent, WaitingEvent } from "../../src/model/events.js";
 import { printRun } from "../../src/print/printer.js";
 import { formatDuration, formatElapsed } from "../../src/print/waiting-line.js";
 import {

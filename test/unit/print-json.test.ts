@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import type { EngineEvent } from "../../src/events.js";
+import type { EngineEvent } from "../../src/model/events.js";
 import { printRun } from "../../src/print/printer.js";
 import {
   applyFailures,

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it, vi } from "vitest";
-import type { StatusEvent } from "../../src/events.js";
+import type { StatusEvent } from "../../src/model/events.js";
 import { resolveColor } from "../../src/print/color.js";
 import { printLiveStatus, type StatusPrintOptions } from "../../src/print/status-printer.js";
 import { captureStream, channel, cm2, dep, liveObject, ns, ref, streamOf, svc } from "./print-scenarios.js";

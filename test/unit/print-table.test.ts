@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it, vi } from "vitest";
-import type { EngineEvent } from "../../src/events.js";
+import type { EngineEvent } from "../../src/model/events.js";
 import { printRun } from "../../src/print/printer.js";
 import { formatAge } from "../../src/print/table-layout.js";
 import {

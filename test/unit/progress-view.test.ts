@@ -1,7 +1,7 @@
 // The live wait view: folding engine events into its state, rendering it, and drawing it under
 // the event lines on a terminal (erased before each line and when the wait ends).
 import { describe, expect, it } from "vitest";
-import type { EngineEvent } from "../../src/events.js";
+import type { EngineEvent } from "../../src/model/events.js";
 import { createPalette } from "../../src/print/color.js";
 import { printRun } from "../../src/print/printer.js";
 import { createProgressState, createProgressView, PROGRESS_DELAY_MS, renderProgress, updateProgress, wantsProgressView } from "../../src/print/progress-view.js";

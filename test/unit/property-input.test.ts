@@ -14,11 +14,11 @@ import { graphIssuesError } from "../../src/order/graph-issues.js";
 import { orderWaves } from "../../src/order/graph.js";
 import { prepareObjects } from "../../src/plan/prepare-objects.js";
 import type { Cluster } from "../../src/cluster/types.js";
-import { PackageError } from "../../src/errors.js";
+import { PackageError } from "../../src/model/errors.js";
 import { decodeText } from "../../src/object/file-text.js";
 import { analyzePackage, parsePackage } from "../../src/object/parse-package.js";
 import { readPackage } from "../../src/object/read-package.js";
-import { refOf, type ObjRef } from "../../src/object/ref.js";
+import { refOf, type ObjRef } from "../../src/model/ref.js";
 import { parseYamlDocuments, parseYamlDocumentsPrecisely } from "../../src/object/yaml-documents.js";
 
 const RUNS = Number(process.env.KPT_TS_PROPERTY_RUNS ?? 200);

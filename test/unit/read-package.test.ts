@@ -2,7 +2,7 @@ import { mkdtempSync, mkdirSync, rmSync, symlinkSync, writeFileSync } from "node
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { PackageError, UsageError, formatIssue } from "../../src/errors.js";
+import { PackageError, UsageError, formatIssue } from "../../src/model/errors.js";
 import { compileKrmIgnore } from "../../src/object/krmignore.js";
 import { analyzePackage, parsePackage } from "../../src/object/parse-package.js";
 import { readPackage, readPackageContents, readPackageFiles } from "../../src/object/read-package.js";

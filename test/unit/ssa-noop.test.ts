@@ -3,7 +3,7 @@
 
 import { describe, expect, it } from "vitest";
 import { isSsaNoop } from "../../src/apply/ssa-noop.js";
-import type { KubeObject } from "../../src/object/types.js";
+import type { KubeObject } from "../../src/model/kube-object.js";
 
 const desired = (ports: object[], image = "pause:3.10"): KubeObject =>
   ({

@@ -2,8 +2,8 @@
 
 import { describe, expect, it } from "vitest";
 import { parse } from "yaml";
-import type { KubeObject } from "../../src/object/types.js";
-import type { KStatus } from "../../src/events.js";
+import type { KubeObject } from "../../src/model/kube-object.js";
+import type { KStatus } from "../../src/model/events.js";
 import { computeStatus } from "../../src/status/compute-status.js";
 
 interface Case {

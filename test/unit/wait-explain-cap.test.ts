@@ -4,9 +4,9 @@
 
 import { describe, expect, it } from "vitest";
 import { waitFor } from "../../src/status/wait-for.js";
-import type { EngineEvent, WaitReason } from "../../src/events.js";
-import { refKey, refOf } from "../../src/object/ref.js";
-import type { KubeObject } from "../../src/object/types.js";
+import type { EngineEvent, WaitReason } from "../../src/model/events.js";
+import { refKey, refOf } from "../../src/model/ref.js";
+import type { KubeObject } from "../../src/model/kube-object.js";
 import type { LiveCache } from "../../src/status/live-cache.js";
 import { MAX_EXPLAINED } from "../../src/status/wait-explainer.js";
 

@@ -4,8 +4,8 @@
 // how printers show the reasons: only what changed, and again in the timeout summary.
 import { describe, expect, it } from "vitest";
 import { parse } from "yaml";
-import type { EngineEvent, WaitingEvent } from "../../src/events.js";
-import type { KubeObject } from "../../src/object/types.js";
+import type { EngineEvent, WaitingEvent } from "../../src/model/events.js";
+import type { KubeObject } from "../../src/model/kube-object.js";
 import { createPalette } from "../../src/print/color.js";
 import { printRun } from "../../src/print/printer.js";
 import { createProgressState, renderProgress, updateProgress } from "../../src/print/progress-view.js";

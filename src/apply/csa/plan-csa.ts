@@ -3,20 +3,14 @@
 // patch; everything else gets its JSON merge patch. The preview is the live object with the
 // patch applied locally, for dry-run output.
 
-import type { KubeObject } from "../../object/types.js";
+import type { KubeObject } from "../../model/kube-object.js";
+import type { CsaPlan } from "../../model/plan.js";
 import { applyMergePatch, applyStrategicPatch } from "./apply-patch.js";
 import { LAST_APPLIED_ANNOTATION, lastAppliedOf, lastAppliedValue, withLastApplied } from "./last-applied.js";
 import type { PatchSchema } from "./patch-schema.js";
 import { storedForm } from "./stored-form.js";
 import { containsJson, deepEqualJson, type JsonValue } from "./json-value.js";
 import { createThreeWayMergePatch, createThreeWayStrategicPatch, isEmptyPatch, mergeAdditions, strategicAdditions } from "./three-way-patch.js";
-
-export type CsaPatchType = "strategic" | "merge";
-
-export type CsaPlan =
-  | { op: "create"; body: KubeObject }
-  | { op: "unchanged" }
-  | { op: "patch"; patchType: CsaPatchType; patch: object; preview: KubeObject };
 
 /**
  * The live object already is what this apply would make it, decided without a schema: it was

@@ -2,7 +2,7 @@
 // meets, a Secret's stringData. Comparing stored forms is how a patch that would change nothing
 // (a Secret re-applied with stringData) is told from one that would.
 
-import type { KubeObject } from "../../object/types.js";
+import type { KubeObject } from "../../model/kube-object.js";
 import { deepEqualJson, type JsonValue } from "./json-value.js";
 
 /**

@@ -3,8 +3,8 @@
 // They all use observedGeneration and a Ready condition whose reason tells a hard failure
 // from a retry.
 
-import type { KStatus } from "../../events.js";
-import type { KubeObject } from "../../object/types.js";
+import type { KStatus } from "../../model/events.js";
+import type { KubeObject } from "../../model/kube-object.js";
 import { readConditions } from "../conditions.js";
 import { MalformedStatusError, strictBool, strictInt } from "../fields.js";
 import type { StatusResult } from "../types.js";

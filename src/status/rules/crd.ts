@@ -1,6 +1,6 @@
 // apiextensions.k8s.io/CustomResourceDefinition (kstatus crdConditions).
 
-import type { KubeObject } from "../../object/types.js";
+import type { KubeObject } from "../../model/kube-object.js";
 import { readConditions } from "../conditions.js";
 import { current, failed, inProgress } from "../results.js";
 import type { StatusResult } from "../types.js";

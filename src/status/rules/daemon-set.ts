@@ -1,6 +1,6 @@
 // apps/DaemonSet and extensions/DaemonSet (kstatus daemonsetConditions).
 
-import type { KubeObject } from "../../object/types.js";
+import type { KubeObject } from "../../model/kube-object.js";
 import { intField, strictInt } from "../fields.js";
 import { current, inProgress } from "../results.js";
 import type { StatusResult } from "../types.js";

@@ -1,6 +1,6 @@
 // apps/Deployment and extensions/Deployment (kstatus deploymentConditions).
 
-import type { KubeObject } from "../../object/types.js";
+import type { KubeObject } from "../../model/kube-object.js";
 import { readConditions } from "../conditions.js";
 import { intField } from "../fields.js";
 import { current, failed, inProgress } from "../results.js";

@@ -1,7 +1,7 @@
 // kstatus' kind-independent rules: the checks before the kind rules (checkGenericProperties)
 // and the Ready-condition fallback after them (checkReadyCondition).
 
-import type { KubeObject } from "../../object/types.js";
+import type { KubeObject } from "../../model/kube-object.js";
 import { readConditions } from "../conditions.js";
 import { strictInt, strictString } from "../fields.js";
 import { current, failed, inProgress } from "../results.js";

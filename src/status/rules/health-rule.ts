@@ -3,7 +3,7 @@
 // evaluated on this object (a field not set yet) leaves it InProgress with the error, never
 // Current and never a crash.
 
-import type { KubeObject } from "../../object/types.js";
+import type { KubeObject } from "../../model/kube-object.js";
 import { isRecord } from "../fields.js";
 import { current, failed, inProgress } from "../results.js";
 import { generationMessage } from "./generic.js";

@@ -1,7 +1,7 @@
 // batch/Job (kstatus jobConditions). A started Job is Current while it runs: waiting for a
 // Job to finish is not what "reconciled" means, only a Failed condition is a failure.
 
-import type { KubeObject } from "../../object/types.js";
+import type { KubeObject } from "../../model/kube-object.js";
 import { readConditions } from "../conditions.js";
 import { intField, stringField } from "../fields.js";
 import { current, failed, inProgress } from "../results.js";

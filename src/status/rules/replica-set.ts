@@ -1,6 +1,6 @@
 // apps/ReplicaSet and extensions/ReplicaSet (kstatus replicasetConditions).
 
-import type { KubeObject } from "../../object/types.js";
+import type { KubeObject } from "../../model/kube-object.js";
 import { hasCondition, readConditions } from "../conditions.js";
 import { intField } from "../fields.js";
 import { current, inProgress } from "../results.js";

@@ -1,6 +1,6 @@
 // Kinds whose kstatus rule is a line or two: always-ready kinds, Service, PVC, PDB.
 
-import type { KubeObject } from "../../object/types.js";
+import type { KubeObject } from "../../model/kube-object.js";
 import { stringField } from "../fields.js";
 import { current, inProgress } from "../results.js";
 import type { StatusResult } from "../types.js";

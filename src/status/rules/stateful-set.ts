@@ -1,7 +1,7 @@
 // apps/StatefulSet (kstatus stsConditions). The controller sets no conditions, so only counts
 // and revisions are read; a StatefulSet can never be Failed.
 
-import type { KubeObject } from "../../object/types.js";
+import type { KubeObject } from "../../model/kube-object.js";
 import { intField, stringField } from "../fields.js";
 import { current, inProgress } from "../results.js";
 import type { StatusResult } from "../types.js";

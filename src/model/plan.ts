@@ -2,10 +2,25 @@
 // first write. The executor performs it; `live diff`, `--dry-run`, the confirmation prompt and
 // the history record read the same plan.
 
-import type { CsaPlan } from "../apply/csa/plan-csa.js";
-import type { ObjRef } from "../object/ref.js";
-import type { InventoryInfo, KubeObject, PackageObject, SourcePos } from "../object/types.js";
-import type { PruneDecision } from "../prune/prune-filters.js";
+import type { ObjRef } from "./ref.js";
+import type { InventoryInfo, KubeObject, PackageObject, SourcePos } from "./kube-object.js";
+
+export type CsaPatchType = "strategic" | "merge";
+
+/**
+ * Client-side apply's decision for one object (apply/csa/plan-csa.ts): create it with this body,
+ * leave it, or patch it (the preview is the live object with the patch applied locally).
+ */
+export type CsaPlan =
+  | { op: "create"; body: KubeObject }
+  | { op: "unchanged" }
+  | { op: "patch"; patchType: CsaPatchType; patch: object; preview: KubeObject };
+
+/** kpt's prune decision for one object (prune/prune-filters.ts). */
+export type PruneDecision =
+  | { action: "delete" }
+  /** `abandon`: drop it from the inventory and remove its owning-inventory annotation. */
+  | { action: "skip"; reason: string; abandon: boolean };
 
 /** What apply intends for one package object, decided against the live object read before the run. */
 export type PlannedOperation = "create" | "update" | "unchanged";

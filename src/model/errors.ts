@@ -1,7 +1,7 @@
 // The error hierarchy. Each class says who must act (the user's input, their cluster access,
 // or us) and maps to one exit code; src/cli.ts is the only place that turns them into an exit.
 
-import type { SourcePos } from "./object/types.js";
+import type { SourcePos } from "./kube-object.js";
 
 export type ExitCode = 0 | 1 | 2 | 3 | 130 | 143;
 

@@ -1,7 +1,7 @@
 // One identity type for every object the engine handles, and one formatter, so every
 // message, event and inventory entry names objects the same way.
 
-import type { KubeObject } from "./types.js";
+import type { KubeObject } from "./kube-object.js";
 
 export interface ObjRef {
   /** API group without version; "" for the core group. */

@@ -6,7 +6,10 @@ export const ON_REMOVE_ANNOTATION = "cli-utils.sigs.k8s.io/on-remove";
 export const ON_REMOVE_KEEP = "keep";
 export const DELETION_ANNOTATION = "client.lifecycle.config.k8s.io/deletion";
 export const DELETION_DETACH = "detach";
-export const RESOURCE_GROUP_API_VERSION = "kpt.dev/v1alpha1";
+/** kpt's API group: its Kptfile and the ResourceGroup inventory. */
+export const KPT_GROUP = "kpt.dev";
+export const RESOURCE_GROUP_VERSION = "v1alpha1";
+export const RESOURCE_GROUP_API_VERSION = `${KPT_GROUP}/${RESOURCE_GROUP_VERSION}`;
 export const RESOURCE_GROUP_KIND = "ResourceGroup";
 
 /**

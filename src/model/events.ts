@@ -1,9 +1,9 @@
 // The engine's whole contract with the outside world: a typed stream of events.
 // Printers consume it; nothing in the engine writes to the terminal.
 
-import type { ObjRef } from "./object/ref.js";
-import type { KubeObject, SourcePos } from "./object/types.js";
-import type { RunPlan } from "./plan/types.js";
+import type { ObjRef } from "./ref.js";
+import type { KubeObject, SourcePos } from "./kube-object.js";
+import type { RunPlan } from "./plan.js";
 
 /** kstatus' reconcile statuses. */
 export type KStatus = "InProgress" | "Current" | "Failed" | "Terminating" | "NotFound" | "Unknown";
