@@ -25,6 +25,13 @@ export interface StatusCause {
   field?: string;
 }
 
+/** What a metav1.Status names: the object a 404 did not find (`{ kind: "namespaces", name: "app" }`), say. */
+export interface StatusDetails {
+  name?: string;
+  group?: string;
+  kind?: string;
+}
+
 export class ApiError extends Error {
   constructor(
     readonly status: number,
@@ -32,6 +39,7 @@ export class ApiError extends Error {
     message: string,
     readonly causes: StatusCause[] = [],
     readonly retryAfterSeconds?: number,
+    readonly details?: StatusDetails,
   ) {
     super(message);
     this.name = "ApiError";
@@ -102,7 +110,9 @@ export function apiErrorFrom(status: number, body: string, what: string, retryAf
   const message = s?.kind === "Status" && typeof s.message === "string" ? s.message : `${what}: HTTP ${status}${body ? `: ${body.slice(0, 300)}` : ""}`;
   const causes = Array.isArray(s?.details?.causes) ? (s.details.causes as StatusCause[]) : [];
   const ra = retryAfter !== undefined ? Number(retryAfter) : s?.details?.retryAfterSeconds;
-  return new ApiError(status, reason, message, causes, Number.isFinite(ra) ? Number(ra) : undefined);
+  const d = s?.kind === "Status" && typeof s.details === "object" && s.details ? s.details : undefined;
+  const details: StatusDetails | undefined = d && { ...(typeof d.name === "string" ? { name: d.name } : {}), ...(typeof d.group === "string" ? { group: d.group } : {}), ...(typeof d.kind === "string" ? { kind: d.kind } : {}) };
+  return new ApiError(status, reason, message, causes, Number.isFinite(ra) ? Number(ra) : undefined, details);
 }
 
 /** What a 403 says, from the API server's sentence. */

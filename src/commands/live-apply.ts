@@ -6,7 +6,9 @@ import type { FlagValues } from "./flag-spec.js";
 import type { applyFlags, GlobalFlags } from "./command-specs.js";
 import { confirmHook } from "./confirm-deletes.js";
 import { colorFor, readCommandPackage, statusOptionsFor, type CommandIO } from "./io.js";
-import { previewChanges, showPreview } from "./live-diff.js";
+import { showPreview } from "./live-diff.js";
+import { collectChangeSet } from "../diff/change-set.js";
+import { localPreviewNote } from "../apply/local-preview.js";
 import { openClusterEarly } from "./open-cluster.js";
 import { showRun } from "./show-run.js";
 
@@ -16,16 +18,6 @@ export async function liveApply(pkgPath: string, f: FlagValues<typeof applyFlags
     throw new UsageError(`--wait=false waits for nothing, so --${f.reconcileTimeout !== undefined ? "reconcile" : "prune"}-timeout has no effect: drop one of them`);
   }
   if (!f.dryRun && (f.local || f.output === "markdown")) throw new UsageError(`${f.local ? "--local" : "--output markdown"} is for previews: add --dry-run, or use live diff`);
-  if (f.output === "markdown") {
-    // The dry run's plan as the change set `live diff` shows: client-side dry runs are computed
-    // locally, as apply's own --dry-run does; server-side ones ask the server (locally when refused).
-    const local = f.local || !f.serverSide;
-    const localReason = f.local ? "--local" : "a client-side dry run, as kpt's --dry-run";
-    const cs = await previewChanges(pkgPath, { ...f, local, localReason, concurrency: f.concurrency ?? 16 }, g, io, f.rgFile);
-    await showPreview(cs, "kpt-ts live apply --dry-run", "markdown", g, io);
-    if (cs.changes.some((c) => c.error)) throw new ResultError("some objects would fail to apply");
-    return;
-  }
   const dryRun = f.dryRun ? (f.serverSide && !f.local ? ("server" as const) : ("client" as const)) : ("none" as const);
   const early = openClusterEarly(g, { maxSockets: (f.concurrency ?? 16) + 32, openapi: !f.serverSide });
   try {
@@ -33,7 +25,7 @@ export async function liveApply(pkgPath: string, f: FlagValues<typeof applyFlags
     const statusOptions = await statusOptionsFor(pkg, f.healthRules);
     const cluster = early.use();
     const output = f.output;
-    const confirm = confirmHook(pkg, { command: "apply", yes: f.yes, dryRun: dryRun !== "none", output, color: colorFor(io, g) }, io);
+    const confirm = confirmHook(pkg, { yes: f.yes, dryRun: dryRun !== "none", output, color: colorFor(io, g) }, io);
     const events = runApply(pkg, cluster, {
       dryRun,
       serverSide: f.serverSide,
@@ -52,7 +44,12 @@ export async function liveApply(pkgPath: string, f: FlagValues<typeof applyFlags
       signal: io.signal,
       confirm,
     });
-    await showRun(events, { command: "apply", cluster, output, showStatusEvents: f.showStatusEvents, historyLimit: f.historyLimit, globals: g, io });
+    if (output !== "markdown") return await showRun(events, { command: "apply", cluster, output, showStatusEvents: f.showStatusEvents, historyLimit: f.historyLimit, globals: g, io });
+    // The dry run's change set, as `live diff` shows it. Client-side dry runs are computed locally.
+    const why = f.local ? "--local" : dryRun === "client" ? "a client-side dry run, as kpt's --dry-run" : undefined;
+    const changes = await collectChangeSet(events, why ? { local: localPreviewNote(why, f.serverSide) } : {});
+    await showPreview(changes, "kpt-ts live apply --dry-run", "markdown", g, io);
+    if (changes.changes.some((c) => c.error)) throw new ResultError("some objects would fail to apply");
   } finally {
     early.close();
   }

@@ -15,7 +15,7 @@ export async function liveDestroy(pkgPath: string, f: FlagValues<typeof destroyF
     const pkg = await readCommandPackage(pkgPath, io, f.rgFile);
     const statusOptions = await statusOptionsFor(pkg, f.healthRules);
     const cluster = early.use();
-    const confirm = confirmHook(pkg, { command: "destroy", yes: f.yes, dryRun: f.dryRun, output: f.output, color: colorFor(io, g) }, io);
+    const confirm = confirmHook(pkg, { yes: f.yes, dryRun: f.dryRun, output: f.output, color: colorFor(io, g) }, io);
     const events = runDestroy(pkg, cluster, {
       dryRun,
       inventoryPolicy: f.inventoryPolicy,

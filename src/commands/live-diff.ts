@@ -1,32 +1,38 @@
-// `kpt-ts live diff [PKG_PATH | -]`: what the next apply would change, as the server computes it
-// (or locally, for an identity that may only read, or with --local).
-// Resolves to the exit code (0 no changes, 1 changes, 2 trouble); src/cli.ts exits with it.
+// `kpt-ts live diff [PKG_PATH | -]`: what the next apply would change. The apply itself, as a
+// server-side dry run (computed locally for an identity that may only read, or with --local),
+// read into its change set. Resolves to the exit code (0 no changes, 1 changes, 2 trouble);
+// src/cli.ts exits with it.
 
-import { diffExitCode, type ChangeSet } from "../diff/change-set.js";
-import { computeDiff, type DiffOptions } from "../diff/compute-diff.js";
+import { collectChangeSet, diffExitCode, type ChangeSet } from "../diff/change-set.js";
 import { UsageError } from "../model/errors.js";
 import { printChangeSet, printDiffAnnotations, type DiffOutput } from "../print/diff-printer.js";
 import { appendStepSummary, formatChangeSetMarkdown } from "../print/markdown-printer.js";
+import { localPreviewNote } from "../apply/local-preview.js";
+import { runApply } from "../engine/run-apply.js";
 import type { FlagValues } from "./flag-spec.js";
 import type { diffFlags, GlobalFlags } from "./command-specs.js";
 import { colorFor, readCommandPackage, type CommandIO } from "./io.js";
-import { openCluster } from "./open-cluster.js";
+import { openClusterEarly } from "./open-cluster.js";
 
 export async function liveDiff(pkgPath: string, f: FlagValues<typeof diffFlags>, g: GlobalFlags, io: CommandIO): Promise<0 | 1 | 2> {
   if (f.forceConflicts && !f.serverSide) throw new UsageError("--force-conflicts only applies with --server-side");
-  const changes = await previewChanges(pkgPath, { ...f, concurrency: f.concurrency ?? 16 }, g, io);
-  await showPreview(changes, "kpt-ts live diff", f.output, g, io);
-  return diffExitCode(changes);
-}
-
-/** The change set of the next apply (shared with `live apply --dry-run --output markdown`). */
-export async function previewChanges(pkgPath: string, o: Omit<DiffOptions, "signal">, g: GlobalFlags, io: CommandIO, rgFile?: string): Promise<ChangeSet> {
-  const pkg = await readCommandPackage(pkgPath, io, rgFile);
-  const cluster = openCluster(g, { maxSockets: o.concurrency + 8 });
+  const early = openClusterEarly(g, { maxSockets: (f.concurrency ?? 16) + 32, openapi: !f.serverSide });
   try {
-    return await computeDiff(pkg, cluster, { ...o, signal: io.signal });
+    const pkg = await readCommandPackage(pkgPath, io);
+    const events = runApply(pkg, early.use(), {
+      dryRun: f.local ? "client" : "server",
+      serverSide: f.serverSide,
+      fieldManager: f.fieldManager,
+      forceConflicts: f.forceConflicts,
+      inventoryPolicy: f.inventoryPolicy,
+      concurrency: f.concurrency,
+      signal: io.signal,
+    });
+    const changes = await collectChangeSet(events, f.local ? { local: localPreviewNote("--local", f.serverSide) } : {});
+    await showPreview(changes, "kpt-ts live diff", f.output, g, io);
+    return diffExitCode(changes);
   } finally {
-    cluster.close();
+    early.close();
   }
 }
 

@@ -14,7 +14,7 @@ export interface ConfirmContext {
   interactive: boolean;
   yes: boolean;
   dryRun: boolean;
-  output: "events" | "table" | "json";
+  output: "events" | "table" | "json" | "markdown";
   /** The package is read from standard input (`-`), which then cannot answer. */
   packageFromStdin: boolean;
 }

@@ -1,10 +1,13 @@
-// The change set the next apply would make, computed from what the server's dry run returned for
-// each package object, the live objects, and the inventory objects that left the package with
-// kpt's prune decision for each. Pure: IO lives in compute-diff.ts.
+// The change set of an apply, read from its run: the plan (the init event carries it) says each
+// object's operation and why one is left alone; the dry run's own events add what the server
+// would store (the objects a diff shows), its refusals, and skips decided as the run went. `live
+// diff`, `live apply --dry-run --output markdown` and the confirmation before deleting all read
+// it this way; nothing here decides anything again. Pure: events in, change set out.
 
-import { compareRefs, type ObjRef } from "../model/ref.js";
+import type { ApplyOperation, EngineEvent } from "../model/events.js";
 import type { KubeObject, SourcePos } from "../model/kube-object.js";
-import type { PlannedDelete } from "../model/plan.js";
+import type { PlannedDelete, PlannedOperation, RunPlan } from "../model/plan.js";
+import { compareRefs, refKey, type ObjRef } from "../model/ref.js";
 import { maskSecretPair } from "./mask-secrets.js";
 import { jsonEqual, normalizeForDiff } from "./normalize.js";
 
@@ -35,41 +38,69 @@ export interface ChangeSet {
   local?: string;
 }
 
-/** One package object: its live state and what the server's dry run of the apply returned. */
-export interface ApplyOutcome {
-  ref: ObjRef;
-  live?: KubeObject;
-  /** Successful: `object` is what the server would store (undefined = unchanged, the live object stays). */
-  result: { status: "Successful"; object?: KubeObject; note?: string } | { status: "Failed"; error: string };
-  /** Why the run will not apply it (the plan's skip: inventory policy, a dependency being pruned). */
-  refusal?: string;
-  source?: SourcePos;
+/** An update whose diff is empty: what it writes is what diffs leave out. */
+const BOOKKEEPING_ONLY = "only what a diff leaves out changes (the last-applied-configuration annotation, or the fields server-side apply records as owned)";
+
+const PLANNED: Record<PlannedOperation, ChangeOperation> = { create: "create", update: "update", unchanged: "noop" };
+const DONE: Record<ApplyOperation, ChangeOperation> = { created: "create", configured: "update", unchanged: "noop" };
+
+/** What the plan alone says of each object: its operation, or why the run leaves it alone. In kapp's order. */
+export function planChanges(plan: RunPlan): Change[] {
+  const applies = plan.command === "apply" ? plan.applies.map((p): Change => ({ ref: p.ref, operation: PLANNED[p.operation], ...(p.skip ? { skip: p.skip } : {}) })) : [];
+  return [...applies, ...plan.deletes.map(deleteChange)].sort(compareChanges);
 }
 
-/** One object the run would delete, with the plan's decision (see plan/plan-deletes.ts). */
-export type DeleteCandidate = Pick<PlannedDelete, "ref" | "live" | "decision" | "unreadable">;
-
-export function computeChangeSet(input: { inventory: ChangeSet["inventory"]; applies: ApplyOutcome[]; deletes: readonly DeleteCandidate[]; waves?: ChangeSet["waves"]; local?: string }): ChangeSet {
-  const changes = [...input.applies.map(applyChange), ...input.deletes.map(deleteChange)].sort(compareChanges);
-  return { inventory: input.inventory, changes, ...(input.waves ? { waves: input.waves } : {}), ...(input.local ? { local: input.local } : {}) };
-}
-
-function applyChange(a: ApplyOutcome): Change {
-  const base: Change = { ref: a.ref, operation: a.live ? "update" : "create", ...(a.refusal ? { skip: a.refusal } : {}) };
-  if (a.result.status === "Failed") return { ...base, error: a.result.error, ...(a.source ? { source: a.source } : {}), ...masked(a.live, undefined) };
-  const after = a.result.object ?? a.live;
-  const note = a.result.note ? { note: a.result.note } : {};
-  if (!a.live) return { ...base, ...note, ...masked(undefined, after) };
-  const before = normalizeForDiff(a.live);
-  const would = after ? normalizeForDiff(after) : before;
-  if (jsonEqual(before, would)) return { ...base, operation: "noop", ...note, ...masked(a.live, after) };
-  return { ...base, ...note, ...masked(a.live, after) };
-}
-
-function deleteChange(d: DeleteCandidate): Change {
+function deleteChange(d: PlannedDelete): Change {
   if (d.unreadable) return { ref: d.ref, operation: "delete", error: `cannot read it, so it is neither deleted nor forgotten: ${d.unreadable}` };
   const skip = d.decision.action === "skip" ? d.decision.reason : undefined;
   return { ref: d.ref, operation: "delete", ...(skip ? { skip } : {}), ...masked(d.live, undefined) };
+}
+
+/**
+ * The change set of a run's events (a dry run's, to preview an apply). `local`: the line saying
+ * the whole preview was computed locally (--local, or a client-side dry run), when it was.
+ */
+export function changeSetOf(events: Iterable<EngineEvent>, o: { local?: string } = {}): ChangeSet {
+  let cs: ChangeSet | undefined;
+  const byKey = new Map<string, Change>();
+  for (const e of events) {
+    if (e.type === "init" && e.plan) {
+      const plan = e.plan;
+      const changes = planChanges(plan);
+      for (const c of changes) byKey.set(refKey(c.ref), c);
+      cs = {
+        inventory: { name: plan.inventory.info.name, namespace: plan.inventory.info.namespace, exists: plan.inventory.stored !== undefined },
+        changes,
+        waves: { apply: plan.command === "apply" ? plan.applyWaves : [], delete: plan.deleteWaves },
+        ...(o.local ? { local: o.local } : {}),
+      };
+      continue;
+    }
+    if (!cs || !("ref" in e)) continue;
+    const c = byKey.get(refKey(e.ref));
+    if (!c) continue;
+    if (e.type === "apply") {
+      if (e.local) cs.local ??= e.local;
+      if (e.status === "Failed") Object.assign(c, { error: e.error ?? "the server refused the dry run" }, e.source ? { source: e.source } : {}, masked(e.before, undefined));
+      else if (e.status === "Skipped") Object.assign(c, e.error ? { skip: e.error } : {});
+      else {
+        Object.assign(c, e.operation ? { operation: DONE[e.operation] } : {}, e.note ? { note: e.note } : {}, masked(e.before, e.after ?? e.before));
+        if (c.operation === "update" && !c.note && jsonEqual(c.before, c.after)) c.note = BOOKKEEPING_ONLY;
+      }
+    } else if (e.type === "prune" || e.type === "delete") {
+      if (e.status === "Failed") c.error ??= e.error ?? "the server refused the dry run";
+      else if (e.status === "Skipped" && e.error) c.skip ??= e.error;
+    }
+  }
+  if (!cs) throw new Error("the run ended before it had a plan");
+  return cs;
+}
+
+/** The change set of a run, read to its end (a run that fails throws here). */
+export async function collectChangeSet(events: AsyncIterable<EngineEvent>, o: { local?: string } = {}): Promise<ChangeSet> {
+  const all: EngineEvent[] = [];
+  for await (const e of events) all.push(e);
+  return changeSetOf(all, o);
 }
 
 function masked(before: KubeObject | undefined, after: KubeObject | undefined): Pick<Change, "before" | "after"> {
@@ -112,24 +143,4 @@ export const DIFF_EXIT = { same: 0, changed: 1, trouble: 2 } as const;
 export function diffExitCode(cs: ChangeSet): 0 | 1 | 2 {
   if (cs.changes.some((c) => c.error)) return DIFF_EXIT.trouble;
   return cs.changes.some(isEffective) ? DIFF_EXIT.changed : DIFF_EXIT.same;
-}
-
-/**
- * Why the server could not preview an object that this same apply makes possible: its namespace
- * or its CustomResourceDefinition comes with the package and does not exist yet. The object is
- * then shown as the package has it. Undefined when the error is a real one.
- */
-export function previewBlockedByPackage(error: string, ref: ObjRef, packageObjects: readonly KubeObject[]): string | undefined {
-  if (ref.namespace && error.includes(`namespaces "${ref.namespace}" not found`)) {
-    const ns = packageObjects.some((o) => o.apiVersion === "v1" && o.kind === "Namespace" && o.metadata.name === ref.namespace);
-    if (ns) return `namespace ${ref.namespace} is created by this apply: shown as in the package, not previewed by the server`;
-  }
-  if (/does not serve/.test(error)) {
-    const crd = packageObjects.find((o) => {
-      const spec = o.spec as { group?: string; names?: { kind?: string } } | undefined;
-      return o.kind === "CustomResourceDefinition" && spec?.group === ref.group && spec?.names?.kind === ref.kind;
-    });
-    if (crd) return `its CustomResourceDefinition ${crd.metadata.name} is created by this apply: shown as in the package, not previewed by the server`;
-  }
-  return undefined;
 }

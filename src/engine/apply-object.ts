@@ -1,41 +1,38 @@
-// Applies one object: checks who owns it, then creates, patches (client-side, kubectl's
-// three-way patch) or server-side applies it, and says what happened. Per-object failures are
-// results, never exceptions.
+// Applies one planned object: checks the plan still holds (the live object is the one it was
+// decided against; else the object is decided again, by the planner's own function), then
+// creates, patches (client-side, kubectl's three-way patch) or server-side applies it, or in a
+// dry run asks the server what it would store. Per-object failures are results, never exceptions.
 
 import { ApiError, briefApiError, forbiddenAdvice, forbiddenOf, NotServedError } from "../cluster/api-error.js";
 import type { Cluster } from "../cluster/types.js";
 import type { ApplyOperation, DryRunStrategy } from "../model/events.js";
-import { ownershipOf, policyAllows, policyRefusal, type InventoryPolicy } from "../inventory/policy.js";
-import { refOf } from "../model/ref.js";
 import type { KubeObject, SourcePos } from "../model/kube-object.js";
+import type { CsaPlan, PlannedApply, PlannedOperation } from "../model/plan.js";
 import type { LiveCache } from "../status/live-cache.js";
 import type { PatchSchema } from "../apply/csa/patch-schema.js";
-import { deepEqualJson, type JsonValue } from "../apply/csa/json-value.js";
-import { isCsaNoop, planClientSideApply } from "../apply/csa/plan-csa.js";
-import type { CsaPlan } from "../model/plan.js";
-import { isSsaNoop } from "../apply/ssa-noop.js";
 import { previewLocally } from "../apply/local-preview.js";
 import { storedForm } from "../apply/csa/stored-form.js";
+import { needsMergeSchema, planStillHolds, replanObject, type ObjectPlanOptions } from "../plan/plan-object.js";
 
-export interface ApplyObjectContext {
+export interface ApplyObjectContext extends ObjectPlanOptions {
   cluster: Cluster;
   cache: LiveCache;
-  inventoryId: string;
-  policy: InventoryPolicy;
-  serverSide: boolean;
-  fieldManager: string;
   forceConflicts: boolean;
   dryRun: DryRunStrategy;
   /** The strategic-merge schema for built-in kinds; undefined means JSON merge patch. */
   schemaFor(obj: KubeObject): Promise<PatchSchema | undefined>;
+  /** The package's Namespaces and CRDs: a server dry run cannot see them yet, as the apply creates them first. */
+  packageObjects: readonly KubeObject[];
 }
 
 export interface ApplyObjectResult {
   status: "Successful" | "Skipped" | "Failed";
   operation?: ApplyOperation;
   error?: string;
-  /** The object as the server returned it (or as it stands, when unchanged). */
-  object?: KubeObject;
+  /** The live object the apply was made against; absent when there was none. */
+  before?: KubeObject;
+  /** The object as the server returned it (or would store it, in a dry run); the live one when unchanged. */
+  after?: KubeObject;
   /** Failed, but the write may have happened all the same (its answer was lost or was a 5xx). */
   mayExist?: boolean;
   /**
@@ -43,7 +40,11 @@ export interface ApplyObjectResult {
    * instead; why, in brief: `forbidden: user "ci" may not patch configmaps in namespace app`.
    */
   local?: string;
+  /** A dry run the server could not make, with the object shown as the package has it: why. */
+  note?: string;
 }
+
+const DONE: Record<PlannedOperation, ApplyOperation> = { create: "created", update: "configured", unchanged: "unchanged" };
 
 /** True when a failed write may have taken effect: no answer, a server error, or an earlier try whose answer was lost. */
 function outcomeUnknown(err: unknown): boolean {
@@ -71,87 +72,113 @@ function describeApiError(err: unknown, verb: string, serverSide: boolean, sourc
   return `error when ${verb}${where}: ${(err as Error).message}`;
 }
 
-/** Equal apart from bookkeeping the server changes on every write. */
-function sameContent(a: KubeObject, b: KubeObject | undefined): boolean {
-  if (!b) return false;
-  const strip = (o: KubeObject) => {
-    const { managedFields: _m, resourceVersion: _r, generation: _g, ...metadata } = o.metadata;
-    return { ...o, metadata } as unknown as JsonValue;
-  };
-  return deepEqualJson(strip(a), strip(b));
+/**
+ * The plan for this object against the live object it finds now: the plan's own while the object
+ * is as the plan read it, else decided again (and when client-side apply's patch could not be
+ * computed when planning, computed now: its error, if any, is the object's failure).
+ */
+async function currentPlan(ctx: ApplyObjectContext, p: PlannedApply, live: KubeObject | undefined): Promise<PlannedApply> {
+  if (planStillHolds(p, live) && !p.unplanned) return p;
+  // A schema that cannot be read fails the object with the server's own words.
+  const fresh = replanObject(p, live, needsMergeSchema(p.object, live, ctx.serverSide) ? await ctx.schemaFor(p.object) : undefined, ctx);
+  if (fresh.unplanned) throw new Error(fresh.unplanned);
+  return fresh;
 }
 
-/** Client-side apply's decision from the plan, and the live object it was made against. */
-export interface PlannedCsa {
-  csa?: CsaPlan;
-  live?: KubeObject;
-}
-
-export async function applyObject(ctx: ApplyObjectContext, desired: KubeObject, source?: SourcePos, planned?: PlannedCsa): Promise<ApplyObjectResult> {
-  const ref = refOf(desired);
+export async function applyObject(ctx: ApplyObjectContext, planned: PlannedApply): Promise<ApplyObjectResult> {
+  const { ref, source } = planned;
   let live = ctx.cache.get(ref);
-  // The plan's patch holds while the object is as the plan read it; else it is computed afresh.
-  let reuse = planned?.csa && live?.metadata.resourceVersion === planned.live?.metadata.resourceVersion && live?.metadata.uid === planned.live?.metadata.uid ? planned.csa : undefined;
-  if (live) {
-    const ownership = ownershipOf(live, ctx.inventoryId);
-    if (!policyAllows(ownership, ctx.policy)) return { status: "Skipped", error: policyRefusal(live, ownership, ctx.policy, "Apply") };
-  }
   const dryRun = ctx.dryRun === "server";
+  // A repeated create that found the object: our first try made it, and its answer was lost.
+  let createdByLostTry = false;
   try {
-    if (ctx.serverSide) {
-      if (live && isSsaNoop(desired, live, ctx.fieldManager)) return { status: "Successful", operation: "unchanged", object: live };
-      if (ctx.dryRun === "client") return await dryRunLocally(ctx, desired, live);
-      const result = await ctx.cluster.apply(desired, { fieldManager: ctx.fieldManager, force: ctx.forceConflicts, dryRun });
-      // A dry run never bumps resourceVersion, so there the objects themselves are compared.
-      const same = dryRun ? sameContent(result, live) : result.metadata.resourceVersion === live?.metadata.resourceVersion;
-      const operation: ApplyOperation = !live ? "created" : same ? "unchanged" : "configured";
-      return { status: "Successful", operation, object: result };
+    if (planned.unreadable && ctx.dryRun !== "none") {
+      // Not knowing the live object, the preview would show a create that apply would not make.
+      return { status: "Failed", error: `cannot read it, so the preview cannot tell what apply would do: ${planned.unreadable}${readAdvice(planned.unreadable)}` };
     }
-    // Decided without merge keys, so an unchanged object never waits for an OpenAPI document.
-    if (live && (reuse ? reuse.op === "unchanged" : isCsaNoop(desired, live))) return { status: "Successful", operation: "unchanged", object: live };
-    // A repeated create that found the object: our first try made it, and its answer was lost.
-    let createdByLostTry = false;
     for (let attempt = 1; ; attempt++) {
-      // A create needs no merge keys; a patch does.
-      const plan = reuse ?? planClientSideApply(desired, live, live ? await ctx.schemaFor(desired) : undefined);
-      reuse = undefined;
-      if (plan.op === "unchanged") return { status: "Successful", operation: createdByLostTry ? "created" : "unchanged", object: live };
-      if (ctx.dryRun === "client") return { status: "Successful", operation: plan.op === "create" ? "created" : "configured", object: storedForm(plan.op === "patch" ? plan.preview : plan.body, live) };
+      const p = await currentPlan(ctx, planned, live);
+      const before = live ? { before: live } : {};
+      if (p.skip) return { status: "Skipped", error: p.skip, ...before };
+      if (p.operation === "unchanged") return { status: "Successful", operation: createdByLostTry ? "created" : "unchanged", ...before, ...(live ? { after: live } : {}) };
+      if (ctx.dryRun === "client") return { ...(await dryRunLocally(ctx, p, live)), ...before };
       try {
-        if (plan.op === "create") {
-          const object = await ctx.cluster.create(plan.body, { dryRun, fieldManager: "kubectl-client-side-apply" });
-          return { status: "Successful", operation: "created", object };
-        }
-        const object = await ctx.cluster.patch(ref, plan.patch, plan.patchType, { dryRun, fieldManager: "kubectl-client-side-apply" });
-        return { status: "Successful", operation: "configured", object };
+        const after = await write(ctx, p, dryRun);
+        // The server's answer: a server-side apply that changed nothing keeps the resourceVersion.
+        const kept = ctx.serverSide && !dryRun && live && after.metadata.resourceVersion === live.metadata.resourceVersion;
+        return { status: "Successful", operation: kept ? "unchanged" : DONE[p.operation], ...before, after };
       } catch (err) {
-        // Created by someone else since we listed it: read it and patch instead, once.
-        if (err instanceof ApiError && err.status === 409 && plan.op === "create" && attempt === 1) {
+        // Created by someone else since we listed it: read it and decide again, once.
+        if (err instanceof ApiError && err.status === 409 && p.operation === "create" && !ctx.serverSide && attempt === 1) {
           createdByLostTry = err.attempts > 1;
           live = await ctx.cluster.get(ref);
-          if (live) {
-            const ownership = ownershipOf(live, ctx.inventoryId);
-            if (!policyAllows(ownership, ctx.policy)) return { status: "Skipped", error: policyRefusal(live, ownership, ctx.policy, "Apply") };
-          }
           continue;
         }
         throw err;
       }
     }
   } catch (err) {
+    const before = live ? { before: live } : {};
     // A server-side dry run this identity may not make (RBAC authorizes it like the write itself):
     // the same result computed locally, so a read-only CI job can preview. Other 403s (a policy's
     // denial, a namespace being deleted) are the object's real failure.
     if (dryRun && err instanceof ApiError && forbiddenOf(err)) {
-      const local = await dryRunLocally(ctx, desired, live).catch((e: unknown): ApplyObjectResult => ({ status: "Failed", error: `cannot preview it locally: ${(e as Error).message}` }));
-      return { ...local, local: briefApiError(err) };
+      const local = await currentPlan(ctx, planned, live)
+        .then((p) => (p.skip ? { status: "Skipped" as const, error: p.skip } : dryRunLocally(ctx, p, live)))
+        .catch((e: unknown): ApplyObjectResult => ({ status: "Failed", error: `cannot preview it locally: ${(e as Error).message}` }));
+      return { ...local, ...before, local: briefApiError(err) };
     }
-    return { status: "Failed", error: describeApiError(err, live ? "patching" : "creating", ctx.serverSide, source), ...(outcomeUnknown(err) ? { mayExist: true } : {}) };
+    // What the server cannot preview because this apply creates the object's namespace or kind first.
+    const blocked = dryRun ? blockedByPackage(err, planned, ctx.packageObjects) : undefined;
+    if (blocked) return { status: "Successful", operation: DONE[planned.operation], ...before, after: planned.object, note: blocked };
+    return { status: "Failed", error: describeApiError(err, live ? "patching" : "creating", ctx.serverSide, source), ...before, ...(outcomeUnknown(err) ? { mayExist: true } : {}) };
   }
 }
 
-/** What a dry run would return, computed without the server (see apply/local-preview.ts). */
-async function dryRunLocally(ctx: ApplyObjectContext, desired: KubeObject, live: KubeObject | undefined): Promise<ApplyObjectResult> {
-  const object = previewLocally(desired, live, { serverSide: ctx.serverSide, fieldManager: ctx.fieldManager, schema: live ? await ctx.schemaFor(desired) : undefined });
-  return { status: "Successful", operation: !live ? "created" : sameContent(object, live) ? "unchanged" : "configured", object };
+/** The write the plan says: server-side apply, or client-side apply's create or patch. */
+async function write(ctx: ApplyObjectContext, p: PlannedApply, dryRun: boolean): Promise<KubeObject> {
+  if (ctx.serverSide) return ctx.cluster.apply(p.object, { fieldManager: ctx.fieldManager, force: ctx.forceConflicts, dryRun });
+  const csa = p.csa as Exclude<CsaPlan, { op: "unchanged" }>;
+  if (csa.op === "create") return ctx.cluster.create(csa.body, { dryRun, fieldManager: "kubectl-client-side-apply" });
+  return ctx.cluster.patch(p.ref, csa.patch, csa.patchType, { dryRun, fieldManager: "kubectl-client-side-apply" });
+}
+
+/**
+ * What a dry run would return, computed without the server: client-side apply's planned patch
+ * applied locally, or server-side apply approximated (see apply/local-preview.ts).
+ */
+async function dryRunLocally(ctx: ApplyObjectContext, p: PlannedApply, live: KubeObject | undefined): Promise<ApplyObjectResult> {
+  const csa = p.csa;
+  const after =
+    csa?.op === "create" || csa?.op === "patch"
+      ? storedForm(csa.op === "create" ? csa.body : csa.preview, live)
+      : previewLocally(p.object, live, { serverSide: true, fieldManager: ctx.fieldManager, schema: live ? await ctx.schemaFor(p.object) : undefined });
+  return { status: "Successful", operation: DONE[p.operation], after };
+}
+
+/**
+ * Why the server could not preview an object that this same apply makes possible: its Namespace
+ * or its CustomResourceDefinition comes with the package and does not exist yet. Undefined when
+ * the error is a real one.
+ */
+function blockedByPackage(err: unknown, p: PlannedApply, packageObjects: readonly KubeObject[]): string | undefined {
+  if (!(err instanceof ApiError)) return undefined;
+  const ns = p.ref.namespace;
+  if (ns && err.status === 404 && err.details?.kind === "namespaces" && err.details.name === ns) {
+    if (packageObjects.some((o) => o.apiVersion === "v1" && o.kind === "Namespace" && o.metadata.name === ns)) return `namespace ${ns} is created by this apply: shown as in the package, not previewed by the server`;
+  }
+  if (err instanceof NotServedError) {
+    const crd = packageObjects.find((o) => {
+      const spec = o.spec as { group?: string; names?: { kind?: string } } | undefined;
+      return o.kind === "CustomResourceDefinition" && spec?.group === err.group && spec?.names?.kind === err.kind;
+    });
+    if (crd) return `its CustomResourceDefinition ${crd.metadata.name} is created by this apply: shown as in the package, not previewed by the server`;
+  }
+  return undefined;
+}
+
+/** For a read the server refused: which permission to ask for. */
+function readAdvice(why: string): string {
+  const advice = forbiddenAdvice(new ApiError(403, "Forbidden", why));
+  return advice && /cannot \w+ resource/.test(why) ? `; ${advice}` : "";
 }

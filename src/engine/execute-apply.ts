@@ -51,12 +51,13 @@ export async function executeApply(plan: ApplyPlan, cluster: Cluster, cache: Liv
     cluster,
     cache,
     inventoryId: info.id,
-    policy: o.inventoryPolicy,
+    inventoryPolicy: o.inventoryPolicy,
     serverSide: o.serverSide,
     fieldManager: o.fieldManager,
     forceConflicts: o.forceConflicts,
     dryRun: o.dryRun,
     schemaFor: schemaLookup(cluster),
+    packageObjects: plan.applies.map((a) => a.object),
   };
   const explainer = new WaitExplainer(cluster, { signal: o.signal });
   // Failed writes whose answer was lost: the object may exist all the same.
@@ -73,15 +74,15 @@ export async function executeApply(plan: ApplyPlan, cluster: Cluster, cache: Liv
         const p = byKey.get(refKey(ref))!;
         const blocked = p.skip ?? applyBlockedBy(p.dependencies, recorder, { dryRun: dry, noWait: !o.wait });
         if (blocked) return emit({ type: "apply", ref, status: "Skipped", error: blocked });
-        const r = await applyObject(ctx, p.object, p.source, p);
-        if (r.status === "Failed" && r.mayExist) mayExist.push(ref);
-        if (r.object && !dry) cache.observe(r.object);
+        const { mayExist: lost, local, ...r } = await applyObject(ctx, p);
+        if (r.status === "Failed" && lost) mayExist.push(ref);
+        if (r.after && !dry) cache.observe(r.after);
         // The inventory step created the inventory's namespace moments ago: that was this apply.
         if (createdEarly && r.operation === "unchanged" && refKey(createdEarly) === refKey(ref)) r.operation = "created";
-        if (r.status === "Successful") targets.push({ ref, minGeneration: r.object?.metadata.generation });
-        const local = r.local ? { local: localPreviewNote(`the server refused dry-run writes: ${r.local}`, o.serverSide) } : {};
+        if (r.status === "Successful") targets.push({ ref, minGeneration: r.after?.metadata.generation });
+        const localLine = local ? { local: localPreviewNote(`the server refused dry-run writes: ${local}`, o.serverSide) } : {};
         const source = r.status === "Failed" && p.source ? { source: p.source } : {};
-        emit({ type: "apply", ref, status: r.status, ...(r.operation ? { operation: r.operation } : {}), ...(r.error ? { error: r.error } : {}), ...source, ...local });
+        emit({ type: "apply", ref, ...r, ...source, ...localLine });
       },
       o.signal,
     );

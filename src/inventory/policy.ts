@@ -19,16 +19,15 @@ export function ownershipOf(live: KubeObject, inventoryId: string): Ownership {
   return owner === inventoryId ? "Match" : "NoMatch";
 }
 
-export function policyAllows(ownership: Ownership, policy: InventoryPolicy): boolean {
-  if (ownership === "Match" || policy === "force-adopt") return true;
-  return ownership === "Empty" && policy === "adopt";
-}
-
 /**
- * Why an object was left alone: kpt's own words first (scripts match on them), then what kpt
- * never says (kpt#2489): who owns it and what to do.
+ * The inventory policy's one filter (cli-utils' inventory.CanApply), asked by the apply planner
+ * and the prune filters alike: why the run may not touch this live object, or undefined when it
+ * may. kpt's own words first (scripts match on them), then what kpt never says (kpt#2489): who
+ * owns it and what to do.
  */
-export function policyRefusal(live: KubeObject, ownership: Ownership, policy: InventoryPolicy, strategy: "Apply" | "Delete"): string {
+export function policyRefusal(live: KubeObject, inventoryId: string, policy: InventoryPolicy, strategy: "Apply" | "Delete"): string | undefined {
+  const ownership = ownershipOf(live, inventoryId);
+  if (ownership === "Match" || policy === "force-adopt" || (ownership === "Empty" && policy === "adopt")) return undefined;
   const kpt = `inventory policy prevented actuation (strategy: ${strategy}, status: ${ownership}, policy: ${KPT_POLICY_NAME[policy]})`;
   if (ownership === "NoMatch") {
     const owner = live.metadata.annotations?.[OWNING_INVENTORY_ANNOTATION];

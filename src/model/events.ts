@@ -12,7 +12,7 @@ export type Action = "Apply" | "Prune" | "Delete" | "Wait" | "Inventory";
 export type ActuationStatus = "Pending" | "Successful" | "Skipped" | "Failed";
 export type WaitStatus = "Pending" | "Successful" | "Skipped" | "Failed" | "Timeout";
 /** What an apply did, as kubectl words it. `unchanged` objects were not written. */
-export type ApplyOperation = "created" | "configured" | "unchanged" | "serverside-applied";
+export type ApplyOperation = "created" | "configured" | "unchanged";
 export type DryRunStrategy = "none" | "client" | "server";
 
 export interface InitEvent {
@@ -51,6 +51,16 @@ export interface ApplyEvent {
   source?: SourcePos;
   /** A dry run computed locally because the server refused it this identity: the line that says so. */
   local?: string;
+  /**
+   * The live object the apply was made against (absent: there was none), and the object as the
+   * server returned it or, in a dry run, would store it (the live one when unchanged): what a
+   * diff of the run shows. As the cluster holds them, a Secret's values too (as StatusEvent's
+   * object): printers never print them, and the diff masks them.
+   */
+  before?: KubeObject;
+  after?: KubeObject;
+  /** A dry run the server could not make, the object shown as the package has it: why (its Namespace or CRD comes with the package). */
+  note?: string;
 }
 
 export interface PruneEvent {

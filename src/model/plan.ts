@@ -22,7 +22,10 @@ export type PruneDecision =
   /** `abandon`: drop it from the inventory and remove its owning-inventory annotation. */
   | { action: "skip"; reason: string; abandon: boolean };
 
-/** What apply intends for one package object, decided against the live object read before the run. */
+/**
+ * What apply intends for one package object, decided against the live object read before the run
+ * (plan/plan-object.ts; the executor decides again, the same way, when that object has changed).
+ */
 export type PlannedOperation = "create" | "update" | "unchanged";
 
 export interface PlannedApply {
@@ -37,6 +40,10 @@ export interface PlannedApply {
   skip?: string;
   /** Client-side apply's decision, reused while the live object stays as it was read. */
   csa?: CsaPlan;
+  /** Client-side apply's patch could not be computed (why): the executor tries again when it applies it. */
+  unplanned?: string;
+  /** The live object could not be read (why): the plan's `create` is a guess, which a preview says. */
+  unreadable?: string;
   /** Index into the plan's apply waves. */
   wave: number;
   /** What it waits for: its depends-on objects, its Namespace, its CRD (package objects or prune candidates). */

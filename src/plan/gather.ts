@@ -2,7 +2,6 @@
 // objects, read through the run's live cache, which then keeps following them for the waits.
 // Everything wrong with the input surfaces here or in the planner, before the first write.
 
-import { isCsaNoop } from "../apply/csa/plan-csa.js";
 import { schemaLookup } from "../apply/schema-lookup.js";
 import type { Cluster } from "../cluster/types.js";
 import { CancelledError } from "../model/errors.js";
@@ -12,6 +11,7 @@ import type { InventoryInfo, KubeObject, Package } from "../model/kube-object.js
 import { pruneCandidates } from "../prune/candidates.js";
 import { LiveCache } from "../status/live-cache.js";
 import { schemaKey, type ApplyFacts, type DestroyFacts, type InventoryFacts } from "./facts.js";
+import { needsMergeSchema } from "./plan-object.js";
 import { prepareObjects } from "./prepare-objects.js";
 
 export interface GatherOptions {
@@ -55,7 +55,7 @@ export async function gatherApplyFacts(pkg: Package, cluster: Cluster, o: Gather
       const kinds = new Map<string, KubeObject>();
       for (const po of objects) {
         const l = live.get(refKey(refOf(po.object)));
-        if (l && !kinds.has(schemaKey(po.object)) && !isCsaNoop(po.object, l)) kinds.set(schemaKey(po.object), po.object);
+        if (!kinds.has(schemaKey(po.object)) && needsMergeSchema(po.object, l, false)) kinds.set(schemaKey(po.object), po.object);
       }
       const asError = (err: unknown) => (err instanceof Error ? err : new Error(String(err)));
       await Promise.all([...kinds].map(async ([key, obj]) => schemas.set(key, await schemaFor(obj).catch(asError))));

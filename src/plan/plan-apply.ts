@@ -3,11 +3,9 @@
 // nothing here reads the cluster, so `live diff`, `--dry-run`, the confirmation prompt and the
 // run itself all see one plan.
 
-import { isCsaNoop, planClientSideApply } from "../apply/csa/plan-csa.js";
-import { isSsaNoop } from "../apply/ssa-noop.js";
 import { crdMissingError } from "../inventory/cluster-inventory.js";
 import { formatBytes, inventoryBytes, inventoryFit, objectsThatFit } from "../inventory/inventory-size.js";
-import { ownershipOf, policyAllows, policyRefusal, type InventoryPolicy } from "../inventory/policy.js";
+import type { InventoryPolicy } from "../inventory/policy.js";
 import { PackageError } from "../model/errors.js";
 import { refKey, refOf, RefSet, type ObjRef } from "../model/ref.js";
 import type { InventoryInfo, KubeObject, PackageObject } from "../model/kube-object.js";
@@ -17,7 +15,8 @@ import { pruneCandidates, stillThere } from "../prune/candidates.js";
 import { dependencyDeleted } from "../prune/dependency-gate.js";
 import { schemaKey, type ApplyFacts } from "./facts.js";
 import { invertDependencies, planDeletes } from "./plan-deletes.js";
-import type { ApplyPlan, CsaPlan, PlannedApply, PlannedOperation } from "../model/plan.js";
+import type { ApplyPlan, PlannedApply } from "../model/plan.js";
+import { decideObject } from "./plan-object.js";
 
 export interface PlanApplyOptions {
   dryRun: boolean;
@@ -59,14 +58,16 @@ export function planApply(facts: ApplyFacts, o: PlanApplyOptions): ApplyPlan {
       const po = byKey.get(refKey(ref))!;
       const dependencies = ordered.dependencies.get(refKey(ref)) ?? [];
       const live = facts.live.get(refKey(ref));
-      const decided = decideOperation(po, live, facts, o);
+      const unreadable = live ? undefined : facts.unreadable.get(refKey(ref));
+      const { refusal, ...decided } = decideObject(po.object, live, facts.schemas.get(schemaKey(po.object)), { ...o, inventoryId: info.id });
       const deletedDependency = dependencies.find((d) => deleting.has(d));
-      const skip = refusal(live, info.id, o.inventoryPolicy) ?? (deletedDependency ? dependencyDeleted(deletedDependency) : undefined);
+      const skip = refusal ?? (deletedDependency ? dependencyDeleted(deletedDependency) : undefined);
       applies.push({
         ref,
         object: po.object,
         source: po.source,
         ...(live ? { live } : {}),
+        ...(unreadable ? { unreadable } : {}),
         ...decided,
         ...(skip ? { skip } : {}),
         wave: index,
@@ -114,33 +115,6 @@ function refuseOversizedInventory(info: InventoryInfo, refs: ObjRef[], stored: K
     `Split the package into packages of at most ${n(fit.listOnly)} objects, each with its own inventory (\`kpt-ts live init\`), ` +
       `and pass --status-policy=none to those of more than ${n(fit.withStatuses)} objects (else their statuses are left out of the inventory, with a warning).`,
   );
-}
-
-/** The inventory policy's refusal to touch a live object, if it refuses. */
-function refusal(live: KubeObject | undefined, inventoryId: string, policy: InventoryPolicy): string | undefined {
-  if (!live) return undefined;
-  const ownership = ownershipOf(live, inventoryId);
-  return policyAllows(ownership, policy) ? undefined : policyRefusal(live, ownership, policy, "Apply");
-}
-
-/**
- * Create, update or unchanged, as the apply would find it: server-side apply by its no-op check,
- * client-side apply by kubectl's three-way patch. When the patch cannot be computed here (its
- * schema could not be read, the objects cannot be merged), it is an update, and the run reports
- * why when it tries.
- */
-function decideOperation(po: PackageObject, live: KubeObject | undefined, facts: ApplyFacts, o: PlanApplyOptions): { operation: PlannedOperation; csa?: CsaPlan } {
-  if (!live) return o.serverSide ? { operation: "create" } : { operation: "create", csa: planClientSideApply(po.object, undefined, undefined) };
-  if (o.serverSide) return { operation: isSsaNoop(po.object, live, o.fieldManager) ? "unchanged" : "update" };
-  if (isCsaNoop(po.object, live)) return { operation: "unchanged", csa: { op: "unchanged" } };
-  const schema = facts.schemas.get(schemaKey(po.object));
-  if (schema instanceof Error) return { operation: "update" };
-  try {
-    const csa = planClientSideApply(po.object, live, schema);
-    return { operation: csa.op === "unchanged" ? "unchanged" : "update", csa };
-  } catch {
-    return { operation: "update" };
-  }
 }
 
 /** Every ref of the plan's waves in order (apply waves, then delete waves). */

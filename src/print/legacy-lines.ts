@@ -6,20 +6,12 @@ import type { ApplyEvent, PruneEvent, StatusEvent, WaitEvent } from "../model/ev
 import { formatRef } from "../model/ref.js";
 import type { RunTally } from "./tally.js";
 
-/**
- * `service/web created`, or the apply's error. The legacy formatter printed the lower-cased
- * operation name, so server-side applies read `serversideapplied`.
- */
+/** `service/web created`, or the apply's error. */
 export function formatApplyLine(e: ApplyEvent): string {
   const id = formatRef(e.ref);
   if (e.status === "Failed") return `${id} apply failed: ${e.error ?? "unknown error"}`;
   if (e.status === "Skipped") return withReason(`${id} apply skipped`, e.error);
-  return `${id} ${operationWord(e.operation)}`;
-}
-
-function operationWord(op: ApplyEvent["operation"]): string {
-  if (op === "serverside-applied") return "serversideapplied";
-  return op ?? "applied";
+  return `${id} ${e.operation ?? "applied"}`;
 }
 
 /** `configmap/cm1 pruned`, `namespace/ns deleted`; the legacy `deletion failed:` wording is kept. */
@@ -53,17 +45,13 @@ export function formatStatusLine(e: Pick<StatusEvent, "ref" | "status" | "messag
   return `${formatRef(e.ref)} is ${e.status}: ${e.message}`;
 }
 
-/**
- * `6 resource(s) applied. 6 created, 0 unchanged, 0 configured, 0 failed`; like the legacy line,
- * `, N serverside applied` only when there were any, and (new) `, N skipped` likewise.
- */
+/** `6 resource(s) applied. 6 created, 0 unchanged, 0 configured, 0 failed`, and (new) `, N skipped` when there were any. */
 export function formatApplySummary(t: RunTally): string {
   const a = t.stats.apply;
   let line =
     `${a.successful + a.skipped + a.failed} resource(s) applied. ` +
     `${a.created} created, ${a.unchanged} unchanged, ${a.configured} configured, ${a.failed} failed`;
   if (a.skipped > 0) line += `, ${a.skipped} skipped`;
-  if (t.serversideApplied > 0) line += `, ${t.serversideApplied} serverside applied`;
   return line;
 }
 

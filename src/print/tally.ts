@@ -24,7 +24,6 @@ export function countEvent(tally: RunTally, e: EngineEvent): void {
         if (e.operation === "created") s.apply.created++;
         else if (e.operation === "configured") s.apply.configured++;
         else if (e.operation === "unchanged") s.apply.unchanged++;
-        else if (e.operation === "serverside-applied") tally.serversideApplied++;
       } else if (e.status === "Skipped") s.apply.skipped++;
       else s.apply.failed++;
       return;

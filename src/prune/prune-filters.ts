@@ -5,7 +5,7 @@ import type { ObjRef } from "../model/ref.js";
 import type { KubeObject } from "../model/kube-object.js";
 import type { PruneDecision } from "../model/plan.js";
 import { DELETION_ANNOTATION, DELETION_DETACH, ON_REMOVE_ANNOTATION, ON_REMOVE_KEEP } from "../model/inventory-keys.js";
-import { ownershipOf, policyAllows, policyRefusal, type InventoryPolicy } from "../inventory/policy.js";
+import { policyRefusal, type InventoryPolicy } from "../inventory/policy.js";
 
 export interface PruneContext {
   inventoryId: string;
@@ -26,8 +26,8 @@ export function deletionProtection(live: KubeObject): string | undefined {
 export function decidePrune(ref: ObjRef, live: KubeObject, ctx: PruneContext): PruneDecision {
   const protection = deletionProtection(live);
   if (protection) return { action: "skip", reason: protection, abandon: true };
-  const ownership = ownershipOf(live, ctx.inventoryId);
-  if (!policyAllows(ownership, ctx.policy)) return { action: "skip", reason: policyRefusal(live, ownership, ctx.policy, "Delete"), abandon: false };
+  const refused = policyRefusal(live, ctx.inventoryId, ctx.policy, "Delete");
+  if (refused) return { action: "skip", reason: refused, abandon: false };
   if (ref.group === "" && ref.kind === "Namespace" && ctx.namespacesInUse?.has(ref.name)) {
     return { action: "skip", reason: `namespace still in use: ${ref.name}`, abandon: false };
   }

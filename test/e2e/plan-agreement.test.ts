@@ -2,10 +2,13 @@
 // by object: what diff calls create / update / noop / delete / skipped, the dry run reports as
 // created / configured / unchanged / pruned / skipped, in the same apply and prune waves as the
 // apply, and the apply then does exactly that to the cluster (seen in resourceVersions).
+// Issue 25: they are one executor's runs (diff and the Markdown preview read a dry run's plan and
+// events), so `live apply --dry-run --output markdown` says the same too.
 import { readdir, rm, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { writePackage } from "../helpers/fixtures.js";
+import { parseMarkdownPreview } from "../helpers/markdown.js";
 import { comparableEvents, parseJsonEvents } from "../helpers/json-events.js";
 import { createNamespace, kptTs } from "../helpers/run.js";
 import { clusterInventory, getObject, inventoryRefs, printed, resourceVersions } from "../helpers/scenario.js";
@@ -74,6 +77,18 @@ describe("live diff, live apply --dry-run and live apply agree object by object"
     const diffOps = Object.fromEntries(changes.map((c) => [c.name, c.skip ? `${c.operation} skipped` : c.operation]));
     expect(diffOps).toEqual(Object.fromEntries(Object.entries(EXPECTED).map(([n, e]) => [n, e.diff])));
     expect(changes.find((c) => c.name === "kept")?.skip).toMatch(/on-remove/);
+
+    // 1b. live apply --dry-run --output markdown: its table (noops left out) and its chart (every object).
+    const md = await kptTs(["live", "apply", "--dry-run", "--output", "markdown", dir]);
+    expect(md.code, printed(md)).toBe(0);
+    const preview = parseMarkdownPreview(md.stdout);
+    const mdOps: Record<string, string> = {};
+    for (const l of preview.mermaid) {
+      const m = new RegExp(`\\["(\\w+): ConfigMap ${ns}/([\\w-]+)"\\]`).exec(l);
+      if (m) mdOps[m[2]!] = m[1] === "unchanged" ? "noop" : m[1] === "skipped" ? "delete skipped" : m[1]!;
+    }
+    for (const r of preview.rows) if (r.kind === "ConfigMap") mdOps[r.name] = r.operation.replace(" (skipped)", " skipped");
+    expect(mdOps, md.stdout).toEqual(diffOps);
 
     // 2. live apply --dry-run, as event lines (they carry the operation) and as JSON (the waves).
     const dryLines = await kptTs(["live", "apply", "--dry-run", dir]);

@@ -136,7 +136,7 @@ export function describeEvents(events: EngineEvent[]): string[] {
       case "group":
         return [`${e.action} ${e.status}${e.wave !== undefined ? ` ${e.wave}` : ""}`];
       case "apply":
-        return [`apply ${e.status}${e.operation ? ` ${e.operation}` : ""} ${name(e.ref)}${e.error ? `: ${e.error}` : ""}`];
+        return [`apply ${e.status}${e.operation ? ` ${e.operation}` : ""} ${name(e.ref)}${e.error ? `: ${e.error}` : ""}${e.note ? ` (${e.note})` : ""}`];
       case "prune":
       case "delete":
         return [`${e.type} ${e.status} ${name(e.ref)}${e.error ? `: ${e.error}` : ""}`];

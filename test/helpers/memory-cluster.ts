@@ -452,7 +452,7 @@ export class MemoryCluster implements Cluster {
     if (this.objects.has(refKey(ref))) throw new ApiError(409, "AlreadyExists", `${k.plural}${k.group ? `.${k.group}` : ""} "${ref.name}" already exists`);
     if (k.scope === "Namespaced") {
       const ns = this.objects.get(refKey({ group: "", kind: "Namespace", namespace: "", name: ref.namespace }));
-      if (!ns) throw new ApiError(404, "NotFound", `namespaces "${ref.namespace}" not found`);
+      if (!ns) throw new ApiError(404, "NotFound", `namespaces "${ref.namespace}" not found`, [], undefined, { kind: "namespaces", name: ref.namespace });
     }
     const o = clone(obj);
     delete o.status;
@@ -534,7 +534,7 @@ export class MemoryCluster implements Cluster {
     }
     if (!existing) {
       if (k.scope === "Namespaced" && !this.objects.has(refKey({ group: "", kind: "Namespace", namespace: "", name: ref.namespace }))) {
-        throw new ApiError(404, "NotFound", `namespaces "${ref.namespace}" not found`);
+        throw new ApiError(404, "NotFound", `namespaces "${ref.namespace}" not found`, [], undefined, { kind: "namespaces", name: ref.namespace });
       }
       const o = this.stamp(config);
       o.metadata.managedFields = [{ manager: opts.fieldManager, operation: "Apply", apiVersion: obj.apiVersion, fieldsV1: fieldsV1Of(paths) }];

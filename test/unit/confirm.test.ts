@@ -1,10 +1,12 @@
 // When apply/destroy ask before deleting, what the question shows, and which answers mean yes.
 import { describe, expect, it } from "vitest";
-import { computeChangeSet } from "../../src/diff/change-set.js";
+import { planChanges } from "../../src/diff/change-set.js";
 import { confirmMode, deletesToConfirm, isYes, type ConfirmContext } from "../../src/confirm/confirm-policy.js";
 import type { KubeObject } from "../../src/model/kube-object.js";
 import { createPalette } from "../../src/print/color.js";
 import { formatConfirmQuestion } from "../../src/print/confirm-prompt.js";
+import type { RunPlan } from "../../src/model/plan.js";
+import { dryRunEvents } from "../helpers/dry-run-events.js";
 
 const base: ConfirmContext = { interactive: true, yes: false, dryRun: false, output: "events", packageFromStdin: false };
 
@@ -42,15 +44,16 @@ const live = (name: string): KubeObject => ({ apiVersion: "v1", kind: "ConfigMap
 const ref = (name: string) => ({ group: "", kind: "ConfigMap", namespace: "app", name });
 const inventory = { name: "inv", namespace: "app", exists: true };
 
-describe("the question", () => {
-  const changes = computeChangeSet({
-    inventory,
-    applies: [],
+describe("the question, read from the plan", () => {
+  const init = dryRunEvents({
+    applies: [{ ref: ref("new") }],
     deletes: [
       { ref: ref("old"), live: live("old"), decision: { action: "delete" } },
       { ref: ref("kept"), live: live("kept"), decision: { action: "skip", reason: 'annotation prevents deletion ("cli-utils.sigs.k8s.io/on-remove": "keep")', abandon: true } },
     ],
-  }).changes;
+  })[0]!;
+  const plan = (init.type === "init" ? init.plan : undefined) as RunPlan;
+  const changes = planChanges(plan).filter((c) => c.operation === "delete");
 
   it("asks only about deletes that will happen", () => {
     expect(deletesToConfirm(changes).map((c) => c.ref.name)).toEqual(["old"]);

@@ -2,7 +2,7 @@
 // exit code, and the text/JSON renderings.
 import { describe, expect, it } from "vitest";
 import { parse } from "yaml";
-import { computeChangeSet, diffExitCode, previewBlockedByPackage, summarizeChanges, type ApplyOutcome, type DeleteCandidate } from "../../src/diff/change-set.js";
+import { changeSetOf, diffExitCode, summarizeChanges } from "../../src/diff/change-set.js";
 import { diffLines, formatHunks, unifiedHunks } from "../../src/diff/line-diff.js";
 import { MASKED, MASKED_CHANGED, maskSecretPair } from "../../src/diff/mask-secrets.js";
 import { jsonEqual, normalizeForDiff } from "../../src/diff/normalize.js";
@@ -11,10 +11,10 @@ import type { ObjRef } from "../../src/model/ref.js";
 import type { KubeObject } from "../../src/model/kube-object.js";
 import { createPalette } from "../../src/print/color.js";
 import { changeSetJson, formatChangeSetText } from "../../src/print/diff-printer.js";
+import { dryRunEvents, type DryApply, type DryDelete } from "../helpers/dry-run-events.js";
 
 const obj = (yaml: string): KubeObject => parse(yaml) as KubeObject;
 const refOf = (o: KubeObject): ObjRef => ({ group: o.apiVersion.includes("/") ? o.apiVersion.split("/")[0]! : "", kind: o.kind, namespace: o.metadata.namespace ?? "", name: o.metadata.name ?? "" });
-const INVENTORY = { name: "inv", namespace: "app", exists: true };
 
 /** Applies a unified diff's operations to `a`, to check they really turn `a` into `b`. */
 function replay(a: string[], ops: ReturnType<typeof diffLines>): string[] {
@@ -173,39 +173,50 @@ metadata:
 data: ${data}
 `);
 
-describe("computeChangeSet", () => {
+describe("changeSetOf: the change set read from a dry run's plan and events", () => {
   const liveCm = cm(`{a: "1"}`);
-  const apply = (o: Partial<ApplyOutcome> & { result: ApplyOutcome["result"] }): ApplyOutcome => ({ ref: refOf(liveCm), ...o });
-  const cases: { name: string; outcome: ApplyOutcome; op: string; skip?: boolean; error?: boolean; exit: number }[] = [
-    { name: "no live object: create", outcome: apply({ result: { status: "Successful", object: cm(`{a: "1"}`) } }), op: "create", exit: 1 },
-    { name: "unchanged: noop", outcome: apply({ live: liveCm, result: { status: "Successful" } }), op: "noop", exit: 0 },
+  const r = refOf(liveCm);
+  const cases: { name: string; apply: DryApply; op: string; skip?: boolean; error?: boolean; note?: RegExp; exit: number }[] = [
+    { name: "no live object: create", apply: { ref: r, event: { after: cm(`{a: "1"}`) } }, op: "create", exit: 1 },
+    { name: "planned unchanged: noop", apply: { ref: r, live: liveCm, planned: "unchanged" }, op: "noop", exit: 0 },
+    { name: "data changed: update", apply: { ref: r, live: liveCm, event: { after: cm(`{a: "2"}`) } }, op: "update", exit: 1 },
     {
-      name: "dry run differs only in bookkeeping: noop",
-      outcome: apply({ live: liveCm, result: { status: "Successful", object: { ...cm(`{a: "1"}`), metadata: { ...liveCm.metadata, resourceVersion: "8", generation: 2 } } } }),
+      name: "an update whose difference a diff leaves out: still the plan's update, and a note says why it shows nothing",
+      apply: { ref: r, live: liveCm, event: { after: { ...cm(`{a: "1"}`), metadata: { ...liveCm.metadata, resourceVersion: "8", annotations: { ...liveCm.metadata.annotations, "kubectl.kubernetes.io/last-applied-configuration": "{}" } } } } },
+      op: "update",
+      note: /only what a diff leaves out changes/,
+      exit: 1,
+    },
+    { name: "the dry run refused: error", apply: { ref: r, live: liveCm, event: { status: "Failed", error: "admission webhook denied" } }, op: "update", error: true, exit: 2 },
+    { name: "owned by another inventory: the plan's skipped update", apply: { ref: r, live: liveCm, skip: "inventory policy prevented actuation" }, op: "update", skip: true, exit: 0 },
+    {
+      name: "decided again at execution (the object changed since the plan): the event's operation",
+      apply: { ref: r, live: liveCm, planned: "update", event: { operation: "unchanged", after: liveCm } },
       op: "noop",
       exit: 0,
     },
-    { name: "data changed: update", outcome: apply({ live: liveCm, result: { status: "Successful", object: cm(`{a: "2"}`) } }), op: "update", exit: 1 },
-    { name: "dry run refused: error", outcome: apply({ live: liveCm, result: { status: "Failed", error: "admission webhook denied" } }), op: "update", error: true, exit: 2 },
+    { name: "skipped as the run went (a dependency failed)", apply: { ref: r, event: { status: "Skipped", error: "dependency apply actuation failed: app_x__ConfigMap" } }, op: "create", skip: true, exit: 0 },
     {
-      name: "owned by another inventory: skipped update",
-      outcome: apply({ live: liveCm, result: { status: "Successful", object: cm(`{a: "2"}`) }, refusal: "inventory policy prevented actuation" }),
-      op: "update",
-      skip: true,
-      exit: 0,
+      name: "previewed as the package has it (its namespace comes with the package)",
+      apply: { ref: r, event: { after: cm(`{a: "1"}`), note: "namespace app is created by this apply: shown as in the package, not previewed by the server" } },
+      op: "create",
+      note: /namespace app is created by this apply/,
+      exit: 1,
     },
   ];
-  it.each(cases)("$name", ({ outcome, op, skip, error, exit }) => {
-    const cs = computeChangeSet({ inventory: INVENTORY, applies: [outcome], deletes: [] });
+  it.each(cases)("$name", ({ apply, op, skip, error, note, exit }) => {
+    const cs = changeSetOf(dryRunEvents({ applies: [apply] }));
     expect(cs.changes).toHaveLength(1);
     expect(cs.changes[0]!.operation).toBe(op);
     expect(Boolean(cs.changes[0]!.skip)).toBe(Boolean(skip));
     expect(Boolean(cs.changes[0]!.error)).toBe(Boolean(error));
+    if (note) expect(cs.changes[0]!.note).toMatch(note);
+    else expect(cs.changes[0]!.note).toBeUndefined();
     expect(diffExitCode(cs)).toBe(exit);
   });
 
   const gone = (name: string, annotations = "") => obj(`{apiVersion: v1, kind: ConfigMap, metadata: {name: ${name}, namespace: app${annotations}}, data: {x: "1"}}`);
-  it.each<{ name: string; candidate: DeleteCandidate; skip?: RegExp; exit: number }>([
+  it.each<{ name: string; candidate: DryDelete; skip?: RegExp; error?: RegExp; exit: number }>([
     { name: "deleted", candidate: { ref: refOf(gone("old")), live: gone("old"), decision: { action: "delete" } }, exit: 1 },
     {
       name: "kept by an annotation",
@@ -219,32 +230,45 @@ describe("computeChangeSet", () => {
       skip: /dependent scheduled for apply: app_web__Pod/,
       exit: 0,
     },
-  ])("a prune candidate $name", ({ candidate, skip, exit }) => {
-    const cs = computeChangeSet({ inventory: INVENTORY, applies: [], deletes: [candidate] });
+    { name: "unreadable", candidate: { ref: refOf(gone("secret")), decision: { action: "delete" }, unreadable: "secrets is forbidden" }, error: /cannot read it, so it is neither deleted nor forgotten: secrets is forbidden/, exit: 2 },
+    { name: "refused by the server's dry run", candidate: { ref: refOf(gone("old")), live: gone("old"), decision: { action: "delete" }, status: "Failed", error: "admission webhook denied" }, error: /webhook denied/, exit: 2 },
+  ])("a prune candidate $name", ({ candidate, skip, error, exit }) => {
+    const cs = changeSetOf(dryRunEvents({ deletes: [candidate] }));
     expect(cs.changes[0]!.operation).toBe("delete");
     if (skip) expect(cs.changes[0]!.skip).toMatch(skip);
     else expect(cs.changes[0]!.skip).toBeUndefined();
+    if (error) expect(cs.changes[0]!.error).toMatch(error);
     expect(diffExitCode(cs)).toBe(exit);
   });
 
-  it("sorts as kapp does (namespace, name, kind) and counts each operation", () => {
+  it("sorts as kapp does (namespace, name, kind), counts each operation, and keeps the plan's waves", () => {
     const b = obj(`{apiVersion: v1, kind: Service, metadata: {name: b, namespace: app}}`);
     const a = obj(`{apiVersion: v1, kind: Namespace, metadata: {name: app}}`);
-    const cs = computeChangeSet({
-      inventory: INVENTORY,
-      applies: [
-        { ref: refOf(b), result: { status: "Successful", object: b } },
-        { ref: refOf(a), live: a, result: { status: "Successful" } },
-      ],
-      deletes: [{ ref: refOf(gone("a")), live: gone("a"), decision: { action: "delete" } }],
-    });
+    const cs = changeSetOf(
+      dryRunEvents({
+        applies: [
+          { ref: refOf(b), event: { after: b } },
+          { ref: refOf(a), live: a, planned: "unchanged" },
+        ],
+        deletes: [{ ref: refOf(gone("a")), live: gone("a"), decision: { action: "delete" } }],
+      }),
+    );
     expect(cs.changes.map((c) => `${c.ref.namespace}/${c.ref.name}/${c.ref.kind}`)).toEqual(["/app/Namespace", "app/a/ConfigMap", "app/b/Service"]);
     expect(summarizeChanges(cs)).toEqual({ create: 1, update: 0, delete: 1, noop: 1, skipped: 0, errors: 0 });
+    expect(cs.waves).toEqual({ apply: [[refOf(b)], [refOf(a)]], delete: [[refOf(gone("a"))]] });
+    expect(cs.inventory).toEqual({ name: "inv", namespace: "app", exists: true });
+  });
+
+  it("says the preview was computed locally: for the whole run when asked, else the first event that says so", () => {
+    const events = dryRunEvents({ applies: [{ ref: refOf(liveCm), live: liveCm, event: { after: cm(`{a: "2"}`), local: "Preview computed locally (the server refused dry-run writes: forbidden)" } }] });
+    expect(changeSetOf(events).local).toBe("Preview computed locally (the server refused dry-run writes: forbidden)");
+    expect(changeSetOf(events, { local: "Preview computed locally (--local)" }).local).toBe("Preview computed locally (--local)");
+    expect(changeSetOf(dryRunEvents({ applies: [{ ref: refOf(liveCm), live: liveCm, planned: "unchanged" }] })).local).toBeUndefined();
   });
 
   it("masks a Secret's values in the text and the JSON of the change set", () => {
     const secret = (pw: string) => obj(`{apiVersion: v1, kind: Secret, metadata: {name: db, namespace: app}, data: {password: ${Buffer.from(pw).toString("base64")}, user: ${Buffer.from("admin").toString("base64")}}}`);
-    const cs = computeChangeSet({ inventory: INVENTORY, applies: [{ ref: refOf(secret("x")), live: secret("s3cret-old"), result: { status: "Successful", object: secret("s3cret-new") } }], deletes: [] });
+    const cs = changeSetOf(dryRunEvents({ applies: [{ ref: refOf(secret("x")), live: secret("s3cret-old"), event: { after: secret("s3cret-new") } }] }));
     const text = formatChangeSetText(cs, createPalette(false)).join("\n");
     const json = JSON.stringify(changeSetJson(cs));
     for (const out of [text, json]) {
@@ -261,11 +285,12 @@ describe("computeChangeSet", () => {
 
 describe("formatChangeSetText", () => {
   it("prints the table, the counts and a unified diff per change", () => {
-    const cs = computeChangeSet({
-      inventory: INVENTORY,
-      applies: [{ ref: refOf(cm("")), live: cm(`{a: "1"}`), result: { status: "Successful", object: cm(`{a: "2"}`) } }],
-      deletes: [{ ref: { group: "", kind: "ConfigMap", namespace: "app", name: "old" }, live: obj(`{apiVersion: v1, kind: ConfigMap, metadata: {name: old, namespace: app}}`), decision: { action: "skip", reason: "namespace still in use: app", abandon: false } }],
-    });
+    const cs = changeSetOf(
+      dryRunEvents({
+        applies: [{ ref: refOf(cm("")), live: cm(`{a: "1"}`), event: { after: cm(`{a: "2"}`) } }],
+        deletes: [{ ref: { group: "", kind: "ConfigMap", namespace: "app", name: "old" }, live: obj(`{apiVersion: v1, kind: ConfigMap, metadata: {name: old, namespace: app}}`), decision: { action: "skip", reason: "namespace still in use: app", abandon: false } }],
+      }),
+    );
     expect(formatChangeSetText(cs, createPalette(false))).toEqual([
       "Inventory: ResourceGroup app/inv (in the cluster)",
       "",
@@ -291,22 +316,5 @@ describe("formatChangeSetText", () => {
     expect(formatChangeDiff({ ...base, operation: "noop" })).toEqual([]);
     expect(formatChangeDiff({ ...base, operation: "update", skip: "policy" })).toEqual([]);
     expect(formatChangeDiff({ ...base, operation: "update", error: "denied" })).toEqual([]);
-  });
-});
-
-describe("previewBlockedByPackage", () => {
-  const pkg = [
-    obj(`{apiVersion: v1, kind: Namespace, metadata: {name: fresh}}`),
-    obj(`{apiVersion: apiextensions.k8s.io/v1, kind: CustomResourceDefinition, metadata: {name: widgets.example.com}, spec: {group: example.com, names: {kind: Widget}}}`),
-  ];
-  it.each([
-    ["its namespace comes with the package", 'error when creating "a.yaml": namespaces "fresh" not found', { group: "", kind: "ConfigMap", namespace: "fresh", name: "c" }, /namespace fresh is created by this apply/],
-    ["its CRD comes with the package", "error when creating \"w.yaml\": the cluster does not serve example.com/v1, Kind=Widget: is its CustomResourceDefinition installed?", { group: "example.com", kind: "Widget", namespace: "fresh", name: "w" }, /widgets.example.com is created by this apply/],
-    ["a namespace nobody creates", 'namespaces "other" not found', { group: "", kind: "ConfigMap", namespace: "other", name: "c" }, undefined],
-    ["a webhook denial", 'admission webhook "deny" denied the request', { group: "", kind: "ConfigMap", namespace: "fresh", name: "c" }, undefined],
-  ])("%s", (_n, error, ref, expected) => {
-    const got = previewBlockedByPackage(error, ref, pkg);
-    if (expected) expect(got).toMatch(expected);
-    else expect(got).toBeUndefined();
   });
 });

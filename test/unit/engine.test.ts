@@ -7,8 +7,10 @@ import { describe, expect, it } from "vitest";
 import type { EngineOptions } from "../../src/engine/options.js";
 import type { EngineEvent } from "../../src/model/events.js";
 import { statsFailed } from "../../src/model/events.js";
-import { computeDiff } from "../../src/diff/compute-diff.js";
+import { collectChangeSet } from "../../src/diff/change-set.js";
+import { runApply as runEngine } from "../../src/engine/run-apply.js";
 import { OWNING_INVENTORY_ANNOTATION } from "../../src/model/inventory-keys.js";
+import { lastAppliedValue } from "../../src/apply/csa/last-applied.js";
 import { refsOfResourceGroup } from "../../src/inventory/resource-group.js";
 import { refOf, type ObjRef } from "../../src/model/ref.js";
 import type { KubeObject, Package } from "../../src/model/kube-object.js";
@@ -66,6 +68,8 @@ function lastStats(events: EngineEvent[]) {
 }
 
 const cm = configMap("config");
+/** The object as the engine sends it: marked with the inventory that owns it. */
+const withOwner = (o: KubeObject): KubeObject => ({ ...o, metadata: { ...o.metadata, annotations: { ...o.metadata.annotations, [OWNING_INVENTORY_ANNOTATION]: INVENTORY.id } } });
 const web = deployment("web", { dependsOn: [cm] });
 const svc = service("web");
 const app = pkg(namespace(), cm, svc, web);
@@ -758,6 +762,84 @@ const scenarios: Scenario[] = [
       "summary apply 0ok 0skip 0fail (0 created, 0 configured, 0 unchanged), prune 0/0/0, delete 2/0/0, wait 2ok 0skip 0fail 0timeout",
     ],
   },
+  {
+    name: "the plan no longer holds when its object is applied (another inventory took it after the plan was made): the object is decided again, the planner's way, and skipped",
+    given: () => appliedCluster(inApp(cm)),
+    run: (c) =>
+      runApply(c, inApp(configMap("config", { data: { key: "new" } })), {
+        // Between the plan and the first write: someone else's package takes the ConfigMap over.
+        confirm: async () => {
+          await c.patch(refOf(cm), { metadata: { annotations: { [OWNING_INVENTORY_ANNOTATION]: "theirs" } } }, "merge");
+          await new Promise((r) => setTimeout(r, 50));
+        },
+      }),
+    want: [
+      "init apply: Apply ConfigMap/config",
+      "Inventory Started",
+      "Inventory Finished",
+      "Apply Started 0",
+      'apply Skipped ConfigMap/config: inventory policy prevented actuation (strategy: Apply, status: NoMatch, policy: MustMatch): it belongs to inventory "theirs"; remove it from one of the two packages, or take it over with --inventory-policy=force-adopt',
+      "Apply Finished 0",
+      "Wait Started 0",
+      "wait Skipped ConfigMap/config",
+      "Wait Finished 0",
+      "Inventory Started",
+      "Inventory Finished",
+      "summary apply 0ok 1skip 0fail (0 created, 0 configured, 0 unchanged), prune 0/0/0, delete 0/0/0, wait 0ok 1skip 0fail 0timeout",
+    ],
+    then: (c) => expect(c.peek(refOf(cm))?.data).toEqual({ key: "value" }),
+  },
+  {
+    name: "the plan no longer holds when its object is applied (someone already made the change): decided again, unchanged, nothing written",
+    given: () => appliedCluster(inApp(cm)),
+    run: async (c) => {
+      const next = configMap("config", { data: { key: "new" } });
+      const r = await runApply(c, inApp(next), {
+        confirm: async () => {
+          await c.patch(refOf(cm), { data: { key: "new" }, metadata: { annotations: { "kubectl.kubernetes.io/last-applied-configuration": lastAppliedValue(withOwner(next)) } } }, "merge");
+          await new Promise((r) => setTimeout(r, 50));
+        },
+      });
+      return r;
+    },
+    want: [
+      "init apply: Apply ConfigMap/config",
+      "Inventory Started",
+      "Inventory Finished",
+      "Apply Started 0",
+      "apply Successful unchanged ConfigMap/config",
+      "Apply Finished 0",
+      "Wait Started 0",
+      "status Current ConfigMap/config",
+      "wait Successful ConfigMap/config",
+      "Wait Finished 0",
+      "Inventory Started",
+      "Inventory Finished",
+      "summary apply 1ok 0skip 0fail (0 created, 0 configured, 1 unchanged), prune 0/0/0, delete 0/0/0, wait 1ok 0skip 0fail 0timeout",
+    ],
+  },
+  {
+    name: "--dry-run=server of a package that brings its Namespace and CRD: what the server cannot preview yet is shown as the package has it, and says so",
+    given: async () => freshCluster({ withNamespace: false }),
+    run: apply(pkg(namespace(), cm, widgetCrd, widget), { dryRun: "server" }),
+    want: [
+      "init apply dry-run=server: Apply Namespace/app, Apply CustomResourceDefinition/widgets.example.com, Apply ConfigMap/config, Apply Widget/w",
+      "Inventory Started",
+      "Inventory Finished",
+      "Apply Started 0",
+      "apply Successful created Namespace/app",
+      "apply Successful created CustomResourceDefinition/widgets.example.com",
+      "Apply Finished 0",
+      "Apply Started 1",
+      "apply Successful created ConfigMap/config (namespace app is created by this apply: shown as in the package, not previewed by the server)",
+      "apply Successful created Widget/w (its CustomResourceDefinition widgets.example.com is created by this apply: shown as in the package, not previewed by the server)",
+      "Apply Finished 1",
+      "Inventory Started",
+      "Inventory Finished",
+      "summary apply 4ok 0skip 0fail (4 created, 0 configured, 0 unchanged), prune 0/0/0, delete 0/0/0, wait 0ok 0skip 0fail 0timeout",
+    ],
+    then: (c) => expect(exists(c, namespace())).toBe(false),
+  },
   ...(["client", "server"] as const).map(
     (dryRun): Scenario => ({
       name: `--dry-run=${dryRun}: a create, an update and a prune are reported, nothing is written, nothing is waited for`,
@@ -809,7 +891,7 @@ describe("diff, dry-run and apply read one plan", () => {
     c.forbid({ verb: ["get", "list", "watch"], kind: "Secret" });
     const why = 'cannot read it, so it is neither deleted nor forgotten: secrets is forbidden: User "test" cannot list resource "secrets" in API group "" in the namespace "app"';
 
-    const diff = await computeDiff(inApp(cm), c, { serverSide: false, fieldManager: "kubectl", forceConflicts: false, inventoryPolicy: "strict", concurrency: 1 });
+    const diff = await collectChangeSet(runEngine(inApp(cm), c, { dryRun: "server", concurrency: 1 }));
     expect(diff.changes.map((ch) => `${ch.operation} ${ch.ref.kind}/${ch.ref.name}${ch.error ? `: ${ch.error}` : ""}`)).toEqual(["noop ConfigMap/config", `delete Secret/token: ${why}`]);
 
     const dry = await runApply(c, inApp(cm), { dryRun: "client" });

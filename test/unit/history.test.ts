@@ -37,11 +37,11 @@ const fold = (events: EngineEvent[], r = fresh()) => events.reduce(foldChange, r
 
 describe("foldChange", () => {
   it.each<[string, EngineEvent[], Partial<ChangeRecord>]>([
-    ["created, configured, server-side applied and unchanged objects", [
+    ["created, configured and unchanged objects", [
       { type: "apply", ref: cm("a"), status: "Successful", operation: "created" },
       { type: "apply", ref: cm("b"), status: "Successful", operation: "created" },
       { type: "apply", ref: cm("c"), status: "Successful", operation: "configured" },
-      { type: "apply", ref: cm("d"), status: "Successful", operation: "serverside-applied" },
+      { type: "apply", ref: cm("d"), status: "Successful", operation: "configured" },
       { type: "apply", ref: cm("e"), status: "Successful", operation: "unchanged" },
     ], { counts: { create: 2, delete: 0, update: 2, noop: 1 }, skipped: 0, failed: [] }],
     ["pruned and deleted objects count as deletes; skips are counted apart", [

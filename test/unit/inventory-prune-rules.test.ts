@@ -4,7 +4,7 @@
 
 import { describe, expect, it } from "vitest";
 import { nextInventory, type RunOutcome } from "../../src/inventory/next-inventory.js";
-import { ownershipOf, policyAllows, type InventoryPolicy, type Ownership } from "../../src/inventory/policy.js";
+import { ownershipOf, policyRefusal, type InventoryPolicy, type Ownership } from "../../src/inventory/policy.js";
 import { OWNING_INVENTORY_ANNOTATION } from "../../src/model/inventory-keys.js";
 import { refKey, RefSet, type ObjRef } from "../../src/model/ref.js";
 import type { KubeObject } from "../../src/model/kube-object.js";
@@ -39,7 +39,8 @@ describe("inventory policy: who may touch a live object", () => {
     ({ owner, want }) => expect(ownershipOf(live(owner), "ours")).toBe(want),
   );
 
-  // kpt's table (cli-utils inventory.CanApply / CanPrune).
+  // kpt's table (cli-utils inventory.CanApply / CanPrune): the one filter, refusing in kpt's words.
+  const owners: Record<Ownership, string | undefined> = { Match: "ours", Empty: undefined, NoMatch: "theirs" };
   it.each<[Ownership, InventoryPolicy, boolean]>([
     ["Match", "strict", true],
     ["Match", "adopt", true],
@@ -50,7 +51,13 @@ describe("inventory policy: who may touch a live object", () => {
     ["NoMatch", "strict", false],
     ["NoMatch", "adopt", false],
     ["NoMatch", "force-adopt", true],
-  ])("%s under %s: allowed %s", (ownership, policy, want) => expect(policyAllows(ownership, policy)).toBe(want));
+  ])("%s under %s: allowed %s", (ownership, policy, want) => {
+    for (const strategy of ["Apply", "Delete"] as const) {
+      const refused = policyRefusal(live(owners[ownership]), "ours", policy, strategy);
+      if (want) expect(refused).toBeUndefined();
+      else expect(refused).toMatch(new RegExp(`^inventory policy prevented actuation \\(strategy: ${strategy}, status: ${ownership}, policy: \\w+\\)`));
+    }
+  });
 });
 
 describe("prune filters, in kpt's order", () => {

@@ -1,12 +1,13 @@
 // The Markdown preview (live diff / apply --dry-run --output markdown, and the step summary):
 // checked by its structure, read back with the same parser the end-to-end tests use.
 import { describe, expect, it } from "vitest";
-import { computeChangeSet, type ApplyOutcome, type DeleteCandidate } from "../../src/diff/change-set.js";
+import { changeSetOf } from "../../src/diff/change-set.js";
 import type { ObjRef } from "../../src/model/ref.js";
 import type { KubeObject } from "../../src/model/kube-object.js";
 import { githubAnnotation, githubAnnotations } from "../../src/print/error-report.js";
 import { formatChangeSetMarkdown, wavesFlowchart } from "../../src/print/markdown-printer.js";
 import { PackageError } from "../../src/model/errors.js";
+import { dryRunEvents } from "../helpers/dry-run-events.js";
 import { parseMarkdownPreview } from "../helpers/markdown.js";
 
 const ref = (kind: string, name: string, namespace = "app"): ObjRef => ({ group: "", kind, namespace, name });
@@ -15,19 +16,21 @@ const secret = (data: Record<string, string>): KubeObject => ({ apiVersion: "v1"
 const b64 = (s: string) => Buffer.from(s).toString("base64");
 
 function sample() {
-  const applies: ApplyOutcome[] = [
-    { ref: ref("ConfigMap", "cfg"), live: cm("cfg", { color: "blue" }), result: { status: "Successful", object: cm("cfg", { color: "green" }) } },
-    { ref: ref("Secret", "db"), live: secret({ password: b64("first-password") }), result: { status: "Successful", object: secret({ password: b64("second-password") }) } },
-    { ref: ref("ConfigMap", "fresh"), result: { status: "Successful", object: cm("fresh", { y: "2" }) } },
-    { ref: ref("ConfigMap", "same"), live: cm("same", { x: "1" }), result: { status: "Successful" } },
-    { ref: ref("ConfigMap", "bad|name"), result: { status: "Failed", error: "error when creating \"bad.yaml\": denied" } },
-  ];
-  const deletes: DeleteCandidate[] = [
-    { ref: ref("ConfigMap", "old"), live: cm("old", { x: "1" }), decision: { action: "delete" } } as DeleteCandidate,
-    { ref: ref("ConfigMap", "keep"), live: cm("keep", { x: "1" }), decision: { action: "skip", reason: 'annotation prevents deletion ("cli-utils.sigs.k8s.io/on-remove": "keep")' } } as DeleteCandidate,
-  ];
-  const waves = { apply: [[ref("Secret", "db"), ref("ConfigMap", "cfg")], [ref("ConfigMap", "fresh"), ref("ConfigMap", "same"), ref("ConfigMap", "bad|name")]], delete: [[ref("ConfigMap", "old"), ref("ConfigMap", "keep")]] };
-  return computeChangeSet({ inventory: { name: "inv", namespace: "app", exists: true }, applies, deletes, waves, local: "Preview computed locally (--local): ..." });
+  const events = dryRunEvents({
+    applies: [
+      { ref: ref("ConfigMap", "cfg"), live: cm("cfg", { color: "blue" }), event: { after: cm("cfg", { color: "green" }) } },
+      { ref: ref("Secret", "db"), live: secret({ password: b64("first-password") }), event: { after: secret({ password: b64("second-password") }) } },
+      { ref: ref("ConfigMap", "fresh"), event: { after: cm("fresh", { y: "2" }) } },
+      { ref: ref("ConfigMap", "same"), live: cm("same", { x: "1" }), planned: "unchanged" },
+      { ref: ref("ConfigMap", "bad|name"), event: { status: "Failed", error: 'error when creating "bad.yaml": denied' } },
+    ],
+    deletes: [
+      { ref: ref("ConfigMap", "old"), live: cm("old", { x: "1" }), decision: { action: "delete" } },
+      { ref: ref("ConfigMap", "keep"), live: cm("keep", { x: "1" }), decision: { action: "skip", reason: 'annotation prevents deletion ("cli-utils.sigs.k8s.io/on-remove": "keep")', abandon: true } },
+    ],
+    waves: { apply: [[ref("Secret", "db"), ref("ConfigMap", "cfg")], [ref("ConfigMap", "fresh"), ref("ConfigMap", "same"), ref("ConfigMap", "bad|name")]], delete: [[ref("ConfigMap", "old"), ref("ConfigMap", "keep")]] },
+  });
+  return changeSetOf(events, { local: "Preview computed locally (--local): ..." });
 }
 
 describe("formatChangeSetMarkdown", () => {
@@ -79,19 +82,19 @@ describe("formatChangeSetMarkdown", () => {
   });
 
   it("a fence is longer than any backtick run inside the diff", () => {
-    const cs = computeChangeSet({ inventory: { name: "inv", namespace: "app", exists: true }, applies: [{ ref: ref("ConfigMap", "md"), result: { status: "Successful", object: cm("md", { readme: "```sh\nls\n```" }) } }], deletes: [] });
+    const cs = changeSetOf(dryRunEvents({ applies: [{ ref: ref("ConfigMap", "md"), event: { after: cm("md", { readme: "```sh\nls\n```" }) } }] }));
     const parsed = parseMarkdownPreview(formatChangeSetMarkdown(cs));
     expect(parsed.sections).toHaveLength(1);
     expect(parsed.sections[0]!.lines.join("\n")).toContain("```sh");
   });
 
-  it("with nothing to change: 'No changes', no table, no sections", () => {
-    const cs = computeChangeSet({ inventory: { name: "inv", namespace: "app", exists: true }, applies: [{ ref: ref("ConfigMap", "same"), live: cm("same", { x: "1" }), result: { status: "Successful" } }], deletes: [] });
+  it("with nothing to change: 'No changes', no table, no sections; the chart still shows the run's order", () => {
+    const cs = changeSetOf(dryRunEvents({ applies: [{ ref: ref("ConfigMap", "same"), live: cm("same", { x: "1" }), planned: "unchanged" }] }));
     const parsed = parseMarkdownPreview(formatChangeSetMarkdown(cs));
     expect(parsed.summary).toBe("**No changes**: 0 create, 0 update, 0 delete, 1 noop");
     expect(parsed.rows).toEqual([]);
     expect(parsed.sections).toEqual([]);
-    expect(wavesFlowchart(cs)).toEqual([]);
+    expect(wavesFlowchart(cs)).toContain('    apply1_0["unchanged: ConfigMap app/same"]');
   });
 });
 

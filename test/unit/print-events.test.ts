@@ -166,24 +166,6 @@ describe("events printer: the legacy lines of kpt's book", () => {
     ]);
   });
 
-  it("words server-side applies as the legacy formatter did", async () => {
-    const events: EngineEvent[] = [
-      init([{ ref: svc, action: "Apply" }, { ref: cm2, action: "Apply" }], "server"),
-      group("Apply", "Started"),
-      { type: "apply", ref: svc, status: "Successful", operation: "serverside-applied" },
-      { type: "apply", ref: cm2, status: "Successful", operation: "serverside-applied" },
-      group("Apply", "Finished"),
-      { type: "summary", stats: stats({ apply: { successful: 2 } }) },
-    ];
-    expect(await linesOf(events)).toEqual([
-      "Dry-run strategy: server",
-      "service/web serversideapplied",
-      "configmap/cm2 serversideapplied",
-      "2 resource(s) applied. 0 created, 0 unchanged, 0 configured, 0 failed, 2 serverside applied",
-      "0 resource(s) pruned, 0 skipped, 0 failed",
-    ]);
-  });
-
   it("prints prune skips and delete failures with their reasons, and what a failed or timed-out wait was waiting for", async () => {
     const events: EngineEvent[] = [
       init([{ ref: cm3, action: "Prune" }, { ref: ns, action: "Prune" }]),
