@@ -8,7 +8,7 @@ import { CancelledError, EXIT, exitCodeFor, UsageError, type ExitCode } from "./
 import { formatError, githubAnnotations } from "./print/error-report.js";
 import { flushOutput } from "./print/flush-output.js";
 import { applyFlags, destroyFlags, diffFlags, globalFlags, historyFlags, initFlags, listFlags, migrateFlags, noFlags, statusFlags, commandExamples, type GlobalFlags } from "./commands/command-specs.js";
-import { longName, parseFlags, type FlagsSpec, type FlagValues } from "./commands/flag-spec.js";
+import { attributeOf, longName, parseFlags, type FlagsSpec, type FlagValues } from "./commands/flag-spec.js";
 import type { CommandIO } from "./commands/io.js";
 
 const VERSION = (JSON.parse(readFileSync(new URL("../package.json", import.meta.url), "utf8")) as { version: string }).version;
@@ -62,7 +62,7 @@ function addFlags(cmd: Command, spec: FlagsSpec): Command {
     if (f.default !== undefined) opt.default(f.default);
     if (f.hidden) opt.hideHelp();
     if (f.repeatable) opt.argParser((value: string, previous: string[] | undefined) => [...(previous ?? []), value]);
-    if (opt.attributeName() !== key) throw new Error(`flag spec "${key}" does not match ${f.flags}`);
+    if (opt.attributeName() !== attributeOf(f)) throw new Error(`flag spec "${key}": commander keeps ${f.flags} as ${opt.attributeName()}`);
     cmd.addOption(opt);
     if (f.boolean) {
       BOOL_FLAGS.add(longName(f));

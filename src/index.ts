@@ -4,7 +4,8 @@
 //   import { apply } from "kpt-ts";
 //   for await (const e of apply({ path: "./wordpress", reconcileTimeoutMs: 120_000 })) console.log(e);
 //
-// `plan()` returns what a run would do (the same plan the run performs), writing nothing.
+// `plan()` returns what a run would do (the same plan the run performs), writing nothing. Runs
+// leave the CLI's change record (`live history`) unless `history: false` (or `historyLimit: 0`).
 
 import { runApply } from "./engine/run-apply.js";
 import { runDestroy } from "./engine/run-destroy.js";
@@ -94,6 +95,8 @@ export type { EngineOptions, Cluster, Package, FollowStatusOptions, RunPlan, App
 export type { PlannedApply, PlannedDelete, PlannedOperation } from "./model/plan.js";
 export { countPlan, planChangesNothing } from "./model/plan.js";
 export type * from "./model/events.js";
+export { RunTally, statsFailed } from "./model/run-tally.js";
+export { ENGINE_DEFAULTS } from "./engine/options.js";
 export { formatRef, refKey, type ObjRef } from "./model/ref.js";
 export { computeStatus } from "./status/compute-status.js";
 export { loadHealthRules, type HealthRuleSources } from "./health/load-health-rules.js";

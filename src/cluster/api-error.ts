@@ -52,6 +52,10 @@ export class ApiError extends Error {
   get conflict(): boolean {
     return this.status === 409;
   }
+  /** A create refused because its namespace is being deleted (the lifecycle admission's NamespaceTerminating cause). */
+  get namespaceTerminating(): boolean {
+    return this.causes.some((c) => c.reason === "NamespaceTerminating");
+  }
   /**
    * The request is larger than the server takes (413 from the API server, or etcd's "request is
    * too large" relayed as a 500): it can never succeed as it is, so it is never retried.

@@ -1,7 +1,14 @@
 // Every command's flags, declared once: src/cli.ts registers them with commander, and each
-// command receives them parsed and typed (FlagValues<typeof ...>). Defaults live here.
+// command receives them parsed and typed (FlagValues<typeof ...>). The flags that set an engine
+// option are keyed by its name and take its default from ENGINE_DEFAULTS (engine/options.ts),
+// `live status`'s by FollowStatusOptions': a command passes them on without copying a field.
 
+import { ENGINE_DEFAULTS, type EngineOptions } from "../engine/options.js";
+import type { FollowStatusOptions } from "../status/follow-status.js";
 import { bool, duration, list, oneOf, optionalText, repeated, text, verbosity, wholeNumber, type FlagSpec, type FlagValues } from "./flag-spec.js";
+
+/** Flags keyed by the engine option they set, each parsed into that option's type. */
+type EngineFlags = { [K in keyof EngineOptions]?: FlagSpec<EngineOptions[K]> };
 
 /**
  * How to reach the cluster: kubectl's connection flags, with kubectl's meaning (each overrides
@@ -44,17 +51,20 @@ function output<T extends string>(values: readonly T[], defaultValue: T): FlagSp
   return oneOf("--output <format>", words, values, defaultValue, `unknown output type: use ${words}`);
 }
 const runOutput = () => output(["events", "table", "json"] as const, "events");
+const D = ENGINE_DEFAULTS;
 const inventoryPolicy = (description: string) =>
-  oneOf("--inventory-policy <policy>", description, ["strict", "adopt", "force-adopt"] as const, "strict", "inventory policy must be one of strict, adopt");
+  oneOf("--inventory-policy <policy>", description, ["strict", "adopt", "force-adopt"] as const, D.inventoryPolicy, "inventory policy must be one of strict, adopt");
 const propagation = (name: string, description: string, what: string) =>
-  oneOf(`--${name} <policy>`, description, ["Background", "Foreground", "Orphan"] as const, "Background", `${what} propagation policy must be one of Background, Foreground, Orphan`);
-const statusPolicy = (description: string) => oneOf("--status-policy <policy>", description, ["all", "none"] as const, "all", "status policy must be one of all, none");
-const historyLimit = () => wholeNumber("--history-limit <n>", "change records kept for this inventory, newest first (default 200; 0 records nothing)", 0);
+  oneOf(`--${name} <policy>`, description, ["Background", "Foreground", "Orphan"] as const, D.prunePropagationPolicy, `${what} propagation policy must be one of Background, Foreground, Orphan`);
+const statusPolicy = (description: string) => oneOf("--status-policy <policy>", description, ["all", "none"] as const, D.statusPolicy, "status policy must be one of all, none");
+const historyLimit = () => wholeNumber("--history-limit <n>", `change records kept for this inventory, newest first (default ${D.historyLimit}; 0 records nothing)`, 0);
+const concurrency = (what: string) => wholeNumber("--concurrency <n>", `${what} (default ${D.concurrency})`, 1);
+const pollPeriod = () => duration("--poll-period <duration>", "poll period where the cluster refuses watches", `${D.pollPeriodMs / 1000}s`);
 const yes = (): FlagSpec<boolean> => ({ ...bool("yes", "do not ask before pruning or deleting (the question comes only in a terminal)"), flags: "-y, --yes" });
 const healthRules = () => repeated("--health-rules <file>", "health rules for custom kinds (a HealthRules YAML file, see docs/health-rules.md); may be repeated; they win over the package's");
 const rgFile = () => optionalText("--rg-file <file>", "the file holding the ResourceGroup, when the package or stream has none (kpt#4580): kustomize build | kpt-ts live apply - --rg-file inventory.yaml");
 const local = () => bool("local", "preview without the server's dry runs: computed locally, as a read-only identity's preview is (no webhooks, no defaulting)");
-const fieldManager = () => text("--field-manager <name>", "field manager for server-side apply", "kubectl");
+const fieldManager = () => text("--field-manager <name>", "field manager for server-side apply", D.fieldManager);
 
 export const initFlags = {
   name: optionalText("--name <name>", "inventory object name (default: inventory-<8 random digits>)"),
@@ -64,28 +74,31 @@ export const initFlags = {
   rgFile: text("--rg-file <file>", "file name of the ResourceGroup", "resourcegroup.yaml"),
 };
 
+/** Flags keyed by the engine option they set (checked against EngineOptions), and the command's own, named. */
+type CommandFlags<Own extends string> = Omit<EngineFlags, Own> & Record<Own, FlagSpec<unknown>>;
+
 export const applyFlags = {
   rgFile: rgFile(),
   dryRun: bool("dry-run", "show what would change without changing anything (client-side; server-side with --server-side)"),
-  serverSide: bool("server-side", "use server-side apply"),
+  serverSide: bool("server-side", "use server-side apply", D.serverSide),
   fieldManager: fieldManager(),
-  forceConflicts: bool("force-conflicts", "server-side apply: take over fields other managers own"),
-  reconcileTimeout: duration("--reconcile-timeout <duration>", "how long to wait for each wave to reconcile (e.g. 2m); 0 waits as long as it takes"),
-  wait: bool("wait", "wait for each wave to reconcile and for pruned objects to be gone; --wait=false returns right after the writes and prunes (kpt#4599)", true),
-  pruneTimeout: duration("--prune-timeout <duration>", "how long to wait for pruned objects to be gone; 0 waits as long as it takes"),
+  forceConflicts: bool("force-conflicts", "server-side apply: take over fields other managers own", D.forceConflicts),
+  reconcileTimeoutMs: duration("--reconcile-timeout <duration>", "how long to wait for each wave to reconcile (e.g. 2m); 0 waits as long as it takes"),
+  wait: bool("wait", "wait for each wave to reconcile and for pruned objects to be gone; --wait=false returns right after the writes and prunes (kpt#4599)", D.wait),
+  pruneTimeoutMs: duration("--prune-timeout <duration>", "how long to wait for pruned objects to be gone; 0 waits as long as it takes"),
   prunePropagationPolicy: propagation("prune-propagation-policy", "Background, Foreground or Orphan", "prune"),
   inventoryPolicy: inventoryPolicy("strict: touch only objects this inventory owns; adopt: also take unowned ones"),
-  installResourceGroup: bool("install-resource-group", "install the ResourceGroup CRD when it is missing", true),
+  installResourceGroup: bool("install-resource-group", "install the ResourceGroup CRD when it is missing", D.installResourceGroup),
   output: output(["events", "table", "json", "markdown"] as const, "events"),
   local: local(),
   showStatusEvents: bool("show-status-events", "also print each status change"),
   statusPolicy: statusPolicy("all: record each object's status in the inventory; none: do not"),
-  concurrency: wholeNumber("--concurrency <n>", "objects applied or deleted at once within a wave (default 16)", 1),
-  pollPeriod: duration("--poll-period <duration>", "poll period where the cluster refuses watches", "2s"),
+  concurrency: concurrency("objects applied or deleted at once within a wave"),
+  pollPeriodMs: pollPeriod(),
   healthRules: healthRules(),
   historyLimit: historyLimit(),
   yes: yes(),
-};
+} satisfies CommandFlags<"rgFile" | "dryRun" | "output" | "local" | "showStatusEvents" | "healthRules" | "yes">;
 
 export const destroyFlags = {
   rgFile: rgFile(),
@@ -94,34 +107,37 @@ export const destroyFlags = {
   output: runOutput(),
   showStatusEvents: bool("show-status-events", "also print each status change"),
   statusPolicy: statusPolicy("all or none"),
-  deletePropagationPolicy: propagation("delete-propagation-policy", "Background, Foreground or Orphan", "delete"),
-  deleteTimeout: duration("--delete-timeout <duration>", "how long to wait for each wave to be gone; 0 waits as long as it takes"),
-  concurrency: wholeNumber("--concurrency <n>", "objects deleted at once within a wave (default 16)", 1),
+  // A destroy's deletes are the engine's prune step.
+  prunePropagationPolicy: propagation("delete-propagation-policy", "Background, Foreground or Orphan", "delete"),
+  pruneTimeoutMs: duration("--delete-timeout <duration>", "how long to wait for each wave to be gone; 0 waits as long as it takes"),
+  concurrency: concurrency("objects deleted at once within a wave"),
   healthRules: healthRules(),
   historyLimit: historyLimit(),
   yes: yes(),
-};
+} satisfies CommandFlags<"rgFile" | "dryRun" | "output" | "showStatusEvents" | "healthRules" | "yes">;
 
+/** `live diff`: the options of the apply it previews. */
 export const diffFlags = {
-  serverSide: bool("server-side", "preview a server-side apply"),
+  serverSide: bool("server-side", "preview a server-side apply", D.serverSide),
   fieldManager: fieldManager(),
-  forceConflicts: bool("force-conflicts", "server-side apply: take over fields other managers own"),
+  forceConflicts: bool("force-conflicts", "server-side apply: take over fields other managers own", D.forceConflicts),
   inventoryPolicy: inventoryPolicy("strict or adopt, as for apply"),
   output: output(["text", "json", "markdown"] as const, "text"),
   local: local(),
-  concurrency: wholeNumber("--concurrency <n>", "dry runs at once (default 16)", 1),
-};
+  concurrency: concurrency("dry runs at once"),
+} satisfies CommandFlags<"output" | "local">;
 
+/** `live status`: followStatus' options (keyed as FollowStatusOptions) and its own. */
 export const statusFlags = {
   rgFile: rgFile(),
-  pollPeriod: duration("--poll-period <duration>", "poll period where the cluster refuses watches", "2s"),
+  pollPeriodMs: pollPeriod(),
   pollUntil: oneOf("--poll-until <when>", "known, current, deleted or forever", ["known", "current", "deleted", "forever"] as const, "known", "pollUntil must be one of known,current,deleted,forever"),
-  timeout: duration("--timeout <duration>", "stop after this long (exit 0)"),
+  timeoutMs: duration("--timeout <duration>", "stop after this long (exit 0)"),
   output: runOutput(),
   statuses: list("--statuses <list>", "only show objects with these statuses (comma-separated)"),
   namespaces: list("--namespaces <list>", "only show objects in these namespaces (comma-separated)"),
   healthRules: healthRules(),
-};
+} satisfies { [K in keyof FollowStatusOptions]?: FlagSpec<FollowStatusOptions[K]> } & Record<"rgFile" | "output" | "statuses" | "namespaces" | "healthRules", FlagSpec<unknown>>;
 
 export const migrateFlags = {
   dryRun: bool("dry-run", "do not actually migrate, but show steps"),

@@ -1,6 +1,8 @@
 // A command's flags, declared once: each entry says how commander shows it and how its value is
 // checked (with kpt's messages) into a typed value. src/cli.ts registers the entries; the command
-// receives `FlagValues<typeof spec>`. No zod here: this file is on the start-up path of `--help`.
+// receives `FlagValues<typeof spec>`, keyed as the spec is: an entry may be keyed by the option it
+// sets (`reconcileTimeoutMs` for `--reconcile-timeout`), so the values go to the engine as they
+// are. No zod here: this file is on the start-up path of `--help`.
 
 import { UsageError } from "../model/errors.js";
 import { parseDuration } from "./duration.js";
@@ -30,10 +32,17 @@ export function longName(spec: FlagSpec<unknown>): string {
   return m[1]!;
 }
 
+/** Where commander keeps a flag's value: its long name in camel case, without a `no-` (`--no-color`: `color`). */
+export function attributeOf(spec: FlagSpec<unknown>): string {
+  return longName(spec)
+    .replace(/^no-/, "")
+    .replace(/-([a-z0-9])/g, (_, c: string) => c.toUpperCase());
+}
+
 /** Every flag's value, parsed; the first bad one throws a UsageError naming it. */
 export function parseFlags<S extends FlagsSpec>(spec: S, raw: Record<string, unknown>): FlagValues<S> {
   const out: Record<string, unknown> = {};
-  for (const [key, f] of Object.entries(spec)) out[key] = f.parse(raw[key], longName(f));
+  for (const [key, f] of Object.entries(spec)) out[key] = f.parse(raw[attributeOf(f)], longName(f));
   return out as FlagValues<S>;
 }
 

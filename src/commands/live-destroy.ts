@@ -5,28 +5,20 @@ import type { FlagValues } from "./flag-spec.js";
 import type { destroyFlags, GlobalFlags } from "./command-specs.js";
 import { confirmHook } from "./confirm-deletes.js";
 import { colorFor, readCommandPackage, statusOptionsFor, type CommandIO } from "./io.js";
-import { openClusterEarly } from "./open-cluster.js";
+import { openClusterEarly, runSockets } from "./open-cluster.js";
 import { showRun } from "./show-run.js";
 
 export async function liveDestroy(pkgPath: string, f: FlagValues<typeof destroyFlags>, g: GlobalFlags, io: CommandIO): Promise<void> {
-  const dryRun = f.dryRun ? ("client" as const) : ("none" as const);
-  const early = openClusterEarly(g, { maxSockets: (f.concurrency ?? 16) + 32 });
+  // Everything but the engine's own options (engine/options.ts, keyed the same).
+  const { rgFile, dryRun: dry, output, showStatusEvents, healthRules, yes, ...engine } = f;
+  const early = openClusterEarly(g, { maxSockets: runSockets(engine.concurrency) });
   try {
-    const pkg = await readCommandPackage(pkgPath, io, f.rgFile);
-    const statusOptions = await statusOptionsFor(pkg, f.healthRules);
+    const pkg = await readCommandPackage(pkgPath, io, rgFile);
+    const statusOptions = await statusOptionsFor(pkg, healthRules);
     const cluster = early.use();
-    const confirm = confirmHook(pkg, { yes: f.yes, dryRun: f.dryRun, output: f.output, color: colorFor(io, g) }, io);
-    const events = runDestroy(pkg, cluster, {
-      dryRun,
-      inventoryPolicy: f.inventoryPolicy,
-      prunePropagationPolicy: f.deletePropagationPolicy,
-      pruneTimeoutMs: f.deleteTimeout,
-      concurrency: f.concurrency,
-      statusOptions,
-      signal: io.signal,
-      confirm,
-    });
-    await showRun(events, { command: "destroy", cluster, output: f.output, showStatusEvents: f.showStatusEvents, historyLimit: f.historyLimit, globals: g, io });
+    const confirm = confirmHook(pkg, { yes, dryRun: dry, output, color: colorFor(io, g) }, io);
+    const events = runDestroy(pkg, cluster, { ...engine, dryRun: dry ? "client" : "none", statusOptions, signal: io.signal, confirm });
+    await showRun(events, { command: "destroy", output, showStatusEvents, globals: g, io });
   } finally {
     early.close();
   }

@@ -12,24 +12,18 @@ import { runApply } from "../engine/run-apply.js";
 import type { FlagValues } from "./flag-spec.js";
 import type { diffFlags, GlobalFlags } from "./command-specs.js";
 import { colorFor, readCommandPackage, type CommandIO } from "./io.js";
-import { openClusterEarly } from "./open-cluster.js";
+import { openClusterEarly, runSockets } from "./open-cluster.js";
 
 export async function liveDiff(pkgPath: string, f: FlagValues<typeof diffFlags>, g: GlobalFlags, io: CommandIO): Promise<0 | 1 | 2> {
-  if (f.forceConflicts && !f.serverSide) throw new UsageError("--force-conflicts only applies with --server-side");
-  const early = openClusterEarly(g, { maxSockets: (f.concurrency ?? 16) + 32, openapi: !f.serverSide });
+  // Everything but the engine's own options (engine/options.ts, keyed the same).
+  const { output, local, ...engine } = f;
+  if (engine.forceConflicts && !engine.serverSide) throw new UsageError("--force-conflicts only applies with --server-side");
+  const early = openClusterEarly(g, { maxSockets: runSockets(engine.concurrency), openapi: !engine.serverSide });
   try {
     const pkg = await readCommandPackage(pkgPath, io);
-    const events = runApply(pkg, early.use(), {
-      dryRun: f.local ? "client" : "server",
-      serverSide: f.serverSide,
-      fieldManager: f.fieldManager,
-      forceConflicts: f.forceConflicts,
-      inventoryPolicy: f.inventoryPolicy,
-      concurrency: f.concurrency,
-      signal: io.signal,
-    });
-    const changes = await collectChangeSet(events, f.local ? { local: localPreviewNote("--local", f.serverSide) } : {});
-    await showPreview(changes, "kpt-ts live diff", f.output, g, io);
+    const events = runApply(pkg, early.use(), { ...engine, dryRun: local ? "client" : "server", signal: io.signal });
+    const changes = await collectChangeSet(events, local ? { local: localPreviewNote("--local", engine.serverSide) } : {});
+    await showPreview(changes, "kpt-ts live diff", output, g, io);
     return diffExitCode(changes);
   } finally {
     early.close();

@@ -9,22 +9,24 @@ import { colorFor, readCommandPackage, statusOptionsFor, type CommandIO } from "
 import { openClusterEarly } from "./open-cluster.js";
 
 export async function liveStatus(pkgPath: string, f: FlagValues<typeof statusFlags>, g: GlobalFlags, io: CommandIO): Promise<void> {
+  // Everything but followStatus' own options (keyed the same).
+  const { rgFile, output, statuses: shown, namespaces: only, healthRules, ...follow } = f;
   const early = openClusterEarly(g);
   try {
-    const pkg = await readCommandPackage(pkgPath, io, f.rgFile);
-    const statusOptions = await statusOptionsFor(pkg, f.healthRules);
+    const pkg = await readCommandPackage(pkgPath, io, rgFile);
+    const statusOptions = await statusOptionsFor(pkg, healthRules);
     const cluster = early.use();
     let refs = await inventoryObjects(cluster, pkg.inventory, io.signal);
-    const namespaces = f.namespaces ? new Set(f.namespaces) : undefined;
+    const namespaces = only ? new Set(only) : undefined;
     if (namespaces) refs = refs.filter((r) => namespaces.has(r.namespace));
     if (refs.length === 0) {
       io.stdout.write("no resources found in the inventory\n");
       return;
     }
-    const statuses = f.statuses ? new Set(f.statuses.map((s) => s.toLowerCase())) : undefined;
-    const events = followStatus(cluster, refs, { pollUntil: f.pollUntil, timeoutMs: f.timeout, pollPeriodMs: f.pollPeriod, signal: io.signal, statusOptions });
+    const statuses = shown ? new Set(shown.map((s) => s.toLowerCase())) : undefined;
+    const events = followStatus(cluster, refs, { ...follow, signal: io.signal, statusOptions });
     await printLiveStatus(statuses ? filterStatuses(events, statuses) : events, {
-      output: f.output,
+      output,
       stdout: io.stdout,
       color: colorFor(io, g),
       tty: Boolean(io.stdout.isTTY),

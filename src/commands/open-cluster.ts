@@ -1,6 +1,7 @@
 // The cluster a command talks to, from the global flags (kubectl's connection flags).
 
 import { KubeCluster } from "../cluster/kube-cluster.js";
+import { ENGINE_DEFAULTS } from "../engine/options.js";
 import type { KubeconfigOptions } from "../cluster/kubeconfig.js";
 import type { GlobalFlags } from "./command-specs.js";
 
@@ -31,6 +32,11 @@ export function connectionOptions(g: GlobalFlags): KubeconfigOptions {
 
 export function openCluster(g: GlobalFlags, opts: { maxSockets?: number } = {}): KubeCluster {
   return new KubeCluster({ ...connectionOptions(g), maxSockets: opts.maxSockets, userAgent: "kpt-ts", ...(g.cacheDir ? { httpCache: g.cacheDir } : {}) });
+}
+
+/** Connections an engine run uses: its writes at once (--concurrency), and its watches besides. */
+export function runSockets(concurrency: number | undefined): number {
+  return (concurrency ?? ENGINE_DEFAULTS.concurrency) + 32;
 }
 
 /** A cluster opened before the package is read; `use()` hands it over (or throws its configuration error). */

@@ -1,12 +1,10 @@
-// The tail every engine command shares: record the run in the change history, print it in the
-// chosen format (with the live wait view in a terminal), and turn failed objects into kpt's
-// result error (exit 3).
+// The tail every engine command shares: print the run in the chosen format (with the live wait
+// view in a terminal), and turn failed objects into kpt's result error (exit 3). The change
+// history is the engine's own observer, not a step here.
 
-import type { Cluster } from "../cluster/types.js";
 import { ResultError } from "../model/errors.js";
-import { statsFailed, type EngineEvent } from "../model/events.js";
-import { DEFAULT_HISTORY_LIMIT } from "../history/change-record.js";
-import { recordChanges } from "../history/record-changes.js";
+import type { EngineEvent } from "../model/events.js";
+import { statsFailed } from "../model/run-tally.js";
 import { printRun } from "../print/printer.js";
 import { wantsProgressView } from "../print/progress-view.js";
 import type { GlobalFlags } from "./command-specs.js";
@@ -14,19 +12,16 @@ import { colorFor, type CommandIO } from "./io.js";
 
 export interface ShowRunOptions {
   command: "apply" | "destroy";
-  cluster: Cluster;
   output: "events" | "table" | "json";
   showStatusEvents: boolean;
-  historyLimit?: number;
   globals: GlobalFlags;
   io: CommandIO;
 }
 
 export async function showRun(events: AsyncIterable<EngineEvent>, o: ShowRunOptions): Promise<void> {
   const { io } = o;
-  const recorded = recordChanges(events, { cluster: o.cluster, keep: o.historyLimit ?? DEFAULT_HISTORY_LIMIT, onWarning: (w) => io.stderr.write(`[WARN] ${w}\n`) });
   const progress = wantsProgressView({ output: o.output, stderrIsTTY: Boolean(io.stderr.isTTY), env: io.env, colorFlag: o.globals.color === false ? false : undefined });
-  const stats = await printRun(recorded, {
+  const stats = await printRun(events, {
     output: o.output,
     stdout: io.stdout,
     stderr: io.stderr,

@@ -14,6 +14,7 @@ import type { LiveCache } from "../status/live-cache.js";
 import type { ComputeStatusOptions } from "../status/types.js";
 import { waitFor, type WaitTarget } from "../status/wait-for.js";
 import { forEachLimited } from "../util/pool.js";
+import type { RunTally } from "../model/run-tally.js";
 import type { Recorder } from "./recorder.js";
 
 export interface DeleteWavesContext {
@@ -66,7 +67,7 @@ export async function runDeleteWaves(ctx: DeleteWavesContext, deletes: readonly 
           }
           return emit("Skipped", d.decision.reason);
         }
-        const blocked = deleteBlockedBy(d.dependents, recorder, { dryRun: dry, noWait: ctx.wait === false });
+        const blocked = deleteBlockedBy(d.dependents, recorder.tally, { dryRun: dry, noWait: ctx.wait === false });
         if (blocked) return emit("Skipped", blocked);
         if (ctx.dryRun === "client") return emit("Successful");
         try {
@@ -89,7 +90,7 @@ export async function runDeleteWaves(ctx: DeleteWavesContext, deletes: readonly 
     const targetKeys = new Set(targets.map((t) => refKey(t.ref)));
     for (const ref of wave) {
       if (targetKeys.has(refKey(ref))) continue;
-      const a = recorder.actuated(ref);
+      const a = recorder.tally.actuated(ref);
       if (a === "Successful") recorder.emit({ type: "wait", ref, status: "Successful" }); // was already gone
       else if (a !== undefined) recorder.emit({ type: "wait", ref, status: "Skipped" });
     }
@@ -104,8 +105,8 @@ export async function runDeleteWaves(ctx: DeleteWavesContext, deletes: readonly 
  * gone (the wait failed, timed out or was cut short). It stays in the inventory. Without waits
  * (`waited` false), a delete the server accepted counts as gone, as in cli-utils.
  */
-export function notDeleted(deletes: readonly PlannedDelete[], recorder: Recorder, abandoned: RefSet, waited = true): ObjRef[] {
+export function notDeleted(deletes: readonly PlannedDelete[], tally: RunTally, abandoned: RefSet, waited = true): ObjRef[] {
   return deletes
     .map((d) => d.ref)
-    .filter((r) => !abandoned.has(r) && (recorder.actuated(r) !== "Successful" || (waited && recorder.reconciled(r) !== "Successful")));
+    .filter((r) => !abandoned.has(r) && (tally.actuated(r) !== "Successful" || (waited && tally.reconciled(r) !== "Successful")));
 }

@@ -72,7 +72,7 @@ export async function executeApply(plan: ApplyPlan, cluster: Cluster, cache: Liv
       o.concurrency,
       async (ref) => {
         const p = byKey.get(refKey(ref))!;
-        const blocked = p.skip ?? applyBlockedBy(p.dependencies, recorder, { dryRun: dry, noWait: !o.wait });
+        const blocked = p.skip ?? applyBlockedBy(p.dependencies, recorder.tally, { dryRun: dry, noWait: !o.wait });
         if (blocked) return emit({ type: "apply", ref, status: "Skipped", error: blocked });
         const { mayExist: lost, local, ...r } = await applyObject(ctx, p);
         if (r.status === "Failed" && lost) mayExist.push(ref);
@@ -89,13 +89,13 @@ export async function executeApply(plan: ApplyPlan, cluster: Cluster, cache: Liv
     emit({ type: "group", action: "Apply", status: "Finished", wave: waveIndex });
     if (!dry && !o.signal?.aborted && !o.wait) {
       // Not a reconcile wait: a later wave's custom resources cannot be written before the API serves their kind.
-      await afterCrdWave(wave, byKey, (r) => recorder.actuated(r) === "Successful", cluster, cache, o.signal);
+      await afterCrdWave(wave, byKey, (r) => recorder.tally.actuated(r) === "Successful", cluster, cache, o.signal);
     } else if (!dry && !o.signal?.aborted) {
       emit({ type: "group", action: "Wait", status: "Started", wave: waveIndex });
-      for (const ref of wave) if (recorder.actuated(ref) !== "Successful") emit({ type: "wait", ref, status: "Skipped" });
+      for (const ref of wave) if (recorder.tally.actuated(ref) !== "Successful") emit({ type: "wait", ref, status: "Skipped" });
       await waitFor(cache, targets, { desired: "Current", wave: waveIndex, timeoutMs: o.reconcileTimeoutMs, signal: o.signal, emit, explainer, statusOptions: o.statusOptions });
       emit({ type: "group", action: "Wait", status: "Finished", wave: waveIndex });
-      await afterCrdWave(wave, byKey, (r) => recorder.reconciled(r) === "Successful", cluster, cache, o.signal);
+      await afterCrdWave(wave, byKey, (r) => recorder.tally.reconciled(r) === "Successful", cluster, cache, o.signal);
     }
     waveIndex++;
   }
@@ -127,12 +127,12 @@ export async function executeApply(plan: ApplyPlan, cluster: Cluster, cache: Liv
   // A no-op writes nothing: the stored inventory already lists every object and its statuses
   // stay as the last run that changed something left them (kapp, too, records no change then).
   if (!dry && !(planChangesNothing(plan) && wroteNothing(recorder))) {
-    const applied = [...localRefs].filter((r) => recorder.actuated(r) === "Successful");
+    const applied = [...localRefs].filter((r) => recorder.tally.actuated(r) === "Successful");
     applied.push(...(await existing(cluster, mayExist)));
-    const notApplied = [...localRefs].filter((r) => recorder.actuated(r) !== "Successful");
-    const final = nextInventory({ previous: plan.inventory.previous, applied, notApplied, notDeleted: notDeleted(plan.deletes, recorder, abandoned, o.wait), abandoned });
+    const notApplied = [...localRefs].filter((r) => recorder.tally.actuated(r) !== "Successful");
+    const final = nextInventory({ previous: plan.inventory.previous, applied, notApplied, notDeleted: notDeleted(plan.deletes, recorder.tally, abandoned, o.wait), abandoned });
     const pruned = new RefSet(plan.deletes.map((d) => d.ref));
-    const statuses = fittingStatuses(info, final, o.statusPolicy === "all" ? statusEntries(final, pruned, recorder) : undefined, stored, emit);
+    const statuses = fittingStatuses(info, final, o.statusPolicy === "all" ? statusEntries(final, pruned, recorder.tally) : undefined, stored, emit);
     // Another run of the package may have written it meanwhile: then theirs and ours are merged.
     if (changedInventory(stored, final, statuses) || !(await inventoryUnchangedSince(cluster, info, stored))) {
       await writeClusterInventory(cluster, info, final, { statuses, basedOn: stored ?? null, onConflict: "merge", onWarning: (message) => emit({ type: "warning", message }) });
@@ -140,12 +140,11 @@ export async function executeApply(plan: ApplyPlan, cluster: Cluster, cache: Liv
   }
   emit({ type: "group", action: "Inventory", status: "Finished" });
   if (o.signal?.aborted) throw new CancelledError("interrupted: the inventory lists every object that may exist; run apply again to finish");
-  emit({ type: "summary", stats: recorder.stats });
 }
 
 /** No write was made or attempted: every apply found its object unchanged and nothing was pruned. */
 function wroteNothing(recorder: Recorder): boolean {
-  const { apply, prune } = recorder.stats;
+  const { apply, prune } = recorder.tally.stats;
   return apply.created + apply.configured + apply.failed + prune.successful + prune.failed === 0;
 }
 

@@ -8,7 +8,7 @@ import type { ResourceStatusEntry } from "../inventory/resource-group.js";
 import type { EngineEvent } from "../model/events.js";
 import { refKey, refOf, RefSet, type ObjRef } from "../model/ref.js";
 import type { InventoryInfo, KubeObject, PackageObject } from "../model/kube-object.js";
-import type { Recorder } from "./recorder.js";
+import type { RunTally } from "../model/run-tally.js";
 
 /** kpt creates the inventory's Namespace first when the package defines it, so the inventory can be stored. */
 export async function createInventoryNamespace(cluster: Cluster, ns: PackageObject, o: { serverSide: boolean; fieldManager: string; forceConflicts: boolean }): Promise<ObjRef | undefined> {
@@ -29,12 +29,12 @@ export async function existing(cluster: Cluster, refs: ObjRef[]): Promise<ObjRef
 }
 
 /** kpt's per-object status entries (`--status-policy all`). */
-export function statusEntries(final: ObjRef[], pruned: RefSet, recorder: Recorder): ResourceStatusEntry[] {
+export function statusEntries(final: ObjRef[], pruned: RefSet, tally: RunTally): ResourceStatusEntry[] {
   const actuation = { Successful: "Succeeded", Skipped: "Skipped", Failed: "Failed" } as const;
   const reconcile = { Successful: "Succeeded", Skipped: "Skipped", Failed: "Failed", Timeout: "Timeout" } as const;
   return final.map((ref) => {
-    const a = recorder.actuated(ref);
-    const r = recorder.reconciled(ref);
+    const a = tally.actuated(ref);
+    const r = tally.reconciled(ref);
     return {
       ref,
       strategy: pruned.has(ref) ? "Delete" : "Apply",

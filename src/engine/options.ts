@@ -1,4 +1,7 @@
-// The engine's options and their defaults, in one place.
+// The engine's options and their defaults, declared once. The library takes them as they are;
+// the CLI's flags are made from them (commands/command-specs.ts keys its engine flags by these
+// names and takes each default from ENGINE_DEFAULTS), so a command hands its parsed flags over
+// without copying a field.
 
 import type { PropagationPolicy } from "../cluster/types.js";
 import type { DryRunStrategy } from "../model/events.js";
@@ -28,6 +31,10 @@ export interface EngineOptions {
   concurrency?: number;
   /** Poll period where the server refuses watches. */
   pollPeriodMs?: number;
+  /** False: the run leaves no change record (`live history`); nor does a `historyLimit` of 0. */
+  history?: boolean;
+  /** Change records kept per inventory, newest first (kapp's --app-changes-max-to-keep). */
+  historyLimit?: number;
   signal?: AbortSignal;
   /** How statuses are computed beyond kstatus' defaults (health rules), in every wait. */
   statusOptions?: Omit<ComputeStatusOptions, "now">;
@@ -38,28 +45,31 @@ export interface EngineOptions {
   confirm?: (plan: RunPlan) => Promise<void>;
 }
 
-export type ResolvedOptions = Required<Omit<EngineOptions, "reconcileTimeoutMs" | "pruneTimeoutMs" | "signal" | "confirm" | "statusOptions">> &
-  Pick<EngineOptions, "reconcileTimeoutMs" | "pruneTimeoutMs" | "signal" | "confirm" | "statusOptions">;
+/** The options that have no default: absent means "none" (no timeout, no hook, no signal). */
+type WithoutDefault = "reconcileTimeoutMs" | "pruneTimeoutMs" | "signal" | "confirm" | "statusOptions";
 
-export const DEFAULT_CONCURRENCY = 16;
+export type ResolvedOptions = Required<Omit<EngineOptions, WithoutDefault>> & Pick<EngineOptions, WithoutDefault>;
+
+/** Every default of the engine (and so of the CLI's flags). */
+export const ENGINE_DEFAULTS: Required<Omit<EngineOptions, WithoutDefault>> = {
+  dryRun: "none",
+  serverSide: false,
+  fieldManager: "kubectl",
+  forceConflicts: false,
+  wait: true,
+  prunePropagationPolicy: "Background",
+  inventoryPolicy: "strict",
+  installResourceGroup: true,
+  statusPolicy: "all",
+  concurrency: 16,
+  pollPeriodMs: 2000,
+  history: true,
+  historyLimit: 200,
+};
 
 export function resolveOptions(o: EngineOptions): ResolvedOptions {
-  return {
-    dryRun: o.dryRun ?? "none",
-    serverSide: o.serverSide ?? false,
-    fieldManager: o.fieldManager ?? "kubectl",
-    forceConflicts: o.forceConflicts ?? false,
-    wait: o.wait ?? true,
-    reconcileTimeoutMs: o.reconcileTimeoutMs,
-    pruneTimeoutMs: o.pruneTimeoutMs,
-    prunePropagationPolicy: o.prunePropagationPolicy ?? "Background",
-    inventoryPolicy: o.inventoryPolicy ?? "strict",
-    installResourceGroup: o.installResourceGroup ?? true,
-    statusPolicy: o.statusPolicy ?? "all",
-    concurrency: Math.max(1, o.concurrency ?? DEFAULT_CONCURRENCY),
-    pollPeriodMs: o.pollPeriodMs ?? 2000,
-    signal: o.signal,
-    confirm: o.confirm,
-    statusOptions: o.statusOptions,
-  };
+  // An option given as undefined (a flag left out) takes its default.
+  const given = Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined)) as EngineOptions;
+  const r: ResolvedOptions = { ...ENGINE_DEFAULTS, ...given };
+  return { ...r, concurrency: Math.max(1, r.concurrency) };
 }

@@ -18,5 +18,5 @@ export async function previewPlan(command: "apply" | "destroy", pkg: Package, cl
   }
   const { facts, cache } = await gatherApplyFacts(pkg, cluster, { serverSide: o.serverSide, signal: o.signal });
   cache.close();
-  return planApply(facts, { dryRun: true, serverSide: o.serverSide, fieldManager: o.fieldManager, inventoryPolicy: o.inventoryPolicy, installResourceGroup: o.installResourceGroup });
+  return planApply(facts, { ...o, dryRun: true });
 }

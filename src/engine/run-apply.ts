@@ -7,30 +7,23 @@ import type { Package } from "../model/kube-object.js";
 import { gatherApplyFacts } from "../plan/gather.js";
 import { planApply, plannedRefs } from "../plan/plan-apply.js";
 import { planChangesNothing } from "../model/plan.js";
-import { EventChannel } from "../util/event-channel.js";
 import { executeApply } from "./execute-apply.js";
 import { resolveOptions, type EngineOptions } from "./options.js";
-import { Recorder } from "./recorder.js";
+import { runEvents } from "./run-events.js";
 
 export function runApply(pkg: Package, cluster: Cluster, options: EngineOptions = {}): AsyncIterable<EngineEvent> {
-  const channel = new EventChannel<EngineEvent>();
   const o = resolveOptions(options);
-  (async () => {
+  return runEvents(cluster, o, async (recorder) => {
     const dry = o.dryRun !== "none";
     const { facts, cache } = await gatherApplyFacts(pkg, cluster, { serverSide: o.serverSide, pollPeriodMs: o.pollPeriodMs, signal: o.signal });
     try {
-      const plan = planApply(facts, { dryRun: dry, serverSide: o.serverSide, fieldManager: o.fieldManager, inventoryPolicy: o.inventoryPolicy, installResourceGroup: o.installResourceGroup });
+      const plan = planApply(facts, { ...o, dryRun: dry });
       if (o.confirm && !dry) await o.confirm(plan);
-      const recorder = new Recorder(channel);
       const info = plan.inventory.info;
       recorder.emit({ type: "init", command: "apply", dryRun: o.dryRun, inventory: { name: info.name, namespace: info.namespace, id: info.id }, objects: plannedRefs(plan), plan, changesNothing: planChangesNothing(plan) });
       await executeApply(plan, cluster, cache, recorder, o);
     } finally {
       cache.close();
     }
-  })().then(
-    () => channel.close(),
-    (err) => channel.fail(err),
-  );
-  return channel;
+  });
 }

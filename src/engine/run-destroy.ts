@@ -13,20 +13,18 @@ import { gatherDestroyFacts } from "../plan/gather.js";
 import { planDestroy } from "../plan/plan-destroy.js";
 import type { DestroyPlan } from "../model/plan.js";
 import type { LiveCache } from "../status/live-cache.js";
-import { EventChannel } from "../util/event-channel.js";
 import { notDeleted, runDeleteWaves } from "./delete-waves.js";
 import { resolveOptions, type EngineOptions, type ResolvedOptions } from "./options.js";
-import { Recorder } from "./recorder.js";
+import type { Recorder } from "./recorder.js";
+import { runEvents } from "./run-events.js";
 
 export function runDestroy(pkg: Package, cluster: Cluster, options: EngineOptions = {}): AsyncIterable<EngineEvent> {
-  const channel = new EventChannel<EngineEvent>();
   const o = resolveOptions(options);
-  (async () => {
+  return runEvents(cluster, o, async (recorder) => {
     const { facts, cache } = await gatherDestroyFacts(pkg, cluster, { pollPeriodMs: o.pollPeriodMs, signal: o.signal });
     try {
       const plan = planDestroy(facts, { inventoryPolicy: o.inventoryPolicy });
       if (o.confirm && o.dryRun === "none") await o.confirm(plan);
-      const recorder = new Recorder(channel);
       const info = plan.inventory.info;
       const objects = plan.deleteWaves.flat().map((ref) => ({ ref, action: "Delete" as const }));
       recorder.emit({ type: "init", command: "destroy", dryRun: o.dryRun, inventory: { name: info.name, namespace: info.namespace, id: info.id }, objects, plan });
@@ -34,11 +32,7 @@ export function runDestroy(pkg: Package, cluster: Cluster, options: EngineOption
     } finally {
       cache.close();
     }
-  })().then(
-    () => channel.close(),
-    (err) => channel.fail(err),
-  );
-  return channel;
+  });
 }
 
 async function executeDestroy(plan: DestroyPlan, cluster: Cluster, cache: LiveCache, recorder: Recorder, o: ResolvedOptions): Promise<void> {
@@ -64,7 +58,7 @@ async function executeDestroy(plan: DestroyPlan, cluster: Cluster, cache: LiveCa
   );
   emit({ type: "group", action: "Inventory", status: "Started" });
   if (!dry && stored) {
-    const left = nextInventory({ previous, applied: [], notApplied: [], notDeleted: notDeleted(plan.deletes, recorder, abandoned), abandoned });
+    const left = nextInventory({ previous, applied: [], notApplied: [], notDeleted: notDeleted(plan.deletes, recorder.tally, abandoned), abandoned });
     // Neither is cancellable, and both are guarded: an apply of the package meanwhile keeps its objects listed.
     if (left.length === 0) await deleteClusterInventory(cluster, info, { basedOn: stored });
     // Nothing was deleted (a user who may not delete, say): the stored list is already right,
@@ -73,5 +67,4 @@ async function executeDestroy(plan: DestroyPlan, cluster: Cluster, cache: LiveCa
   }
   emit({ type: "group", action: "Inventory", status: "Finished" });
   if (o.signal?.aborted) throw new CancelledError("interrupted: the inventory still lists every object that was not deleted; run destroy again to finish");
-  emit({ type: "summary", stats: recorder.stats });
 }

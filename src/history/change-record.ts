@@ -1,19 +1,17 @@
 // One change of a package, as kapp's app-changes record it: who ran which command when, what it
 // did (`Op: 2 create, 0 delete, 1 update, 5 noop`), whether it succeeded, which objects failed.
-// Pure: a record is built by folding the engine's events, then stored as a ConfigMap beside the
-// inventory (see cluster-history.ts). The real kpt never looks at these ConfigMaps: it finds
+// Pure: a record is made from the run's tally (model/run-tally.ts, the one fold of its events),
+// then stored as a ConfigMap beside the inventory (see cluster-history.ts). The real kpt never looks at these ConfigMaps: it finds
 // inventories by name (ResourceGroup), and they carry none of cli-utils' labels or annotations.
 
-import type { EngineEvent } from "../model/events.js";
-import { formatRef, type ObjRef } from "../model/ref.js";
+import { formatRef } from "../model/ref.js";
+import type { RunTally } from "../model/run-tally.js";
 import type { KubeObject } from "../model/kube-object.js";
 
 /** The label every record carries; its value is the inventory id (not cli-utils' inventory-id label: kpt selects inventories by that one). */
 export const CHANGE_INVENTORY_LABEL = "kpt-ts.dev/change-of-inventory";
 /** The ConfigMap key holding the record as JSON. */
 export const CHANGE_DATA_KEY = "change";
-/** kapp's default for `--app-changes-max-to-keep`. */
-export const DEFAULT_HISTORY_LIMIT = 200;
 /** Failed objects stored per record at most (a ConfigMap holds 1 MiB); the rest are counted. */
 const MAX_FAILED = 50;
 const MAX_ERROR_CHARS = 300;
@@ -73,33 +71,18 @@ export function startChange(o: { command: ChangeCommand; inventory: ChangeRecord
   };
 }
 
-/** Adds one engine event to the record (a new record; the old one is left as it was). */
-export function foldChange(r: ChangeRecord, e: EngineEvent): ChangeRecord {
-  switch (e.type) {
-    case "apply": {
-      if (e.status === "Failed") return withFailure(r, e.ref, "apply", e.error);
-      if (e.status === "Skipped") return { ...r, skipped: r.skipped + 1 };
-      const key = e.operation === "created" ? "create" : e.operation === "unchanged" ? "noop" : "update";
-      return { ...r, counts: { ...r.counts, [key]: r.counts[key] + 1 } };
-    }
-    case "prune":
-    case "delete": {
-      if (e.status === "Failed") return withFailure(r, e.ref, e.type, e.error);
-      if (e.status === "Skipped") return { ...r, skipped: r.skipped + 1 };
-      return { ...r, counts: { ...r.counts, delete: r.counts.delete + 1 } };
-    }
-    case "wait":
-      if (e.status === "Failed" || e.status === "Timeout") return withFailure(r, e.ref, "reconcile", e.status === "Timeout" ? `timeout${e.message ? `: ${e.message}` : ""}` : e.message);
-      return r;
-    default:
-      return r;
-  }
-}
-
-function withFailure(r: ChangeRecord, ref: ObjRef, action: FailedObject["action"], error: string | undefined): ChangeRecord {
-  if (r.failed.length >= MAX_FAILED) return { ...r, moreFailed: (r.moreFailed ?? 0) + 1 };
-  const text = (error ?? "unknown error").slice(0, MAX_ERROR_CHARS);
-  return { ...r, failed: [...r.failed, { group: ref.group, kind: ref.kind, namespace: ref.namespace, name: ref.name, action, error: text }] };
+/** What the run did so far, from its tally: kapp's counts, the skips, the failed objects (the first 50). */
+export function withOutcome(r: ChangeRecord, t: RunTally): ChangeRecord {
+  const s = t.stats;
+  const failed = t.failures.slice(0, MAX_FAILED).map((f) => ({ group: f.ref.group, kind: f.ref.kind, namespace: f.ref.namespace, name: f.ref.name, action: f.action, error: f.error.slice(0, MAX_ERROR_CHARS) }));
+  const { moreFailed: _more, ...rest } = r;
+  return {
+    ...rest,
+    counts: { create: s.apply.created, delete: s.prune.successful + s.delete.successful, update: s.apply.configured, noop: s.apply.unchanged },
+    skipped: s.apply.skipped + s.prune.skipped + s.delete.skipped,
+    failed,
+    ...(t.failures.length > MAX_FAILED ? { moreFailed: t.failures.length - MAX_FAILED } : {}),
+  };
 }
 
 /** The run ended: `failed` when anything failed (as kpt's exit code 3), `interrupted` on Ctrl-C. */

@@ -156,17 +156,3 @@ export interface SummaryEvent {
 }
 
 export type EngineEvent = InitEvent | GroupEvent | ApplyEvent | PruneEvent | WaitEvent | StatusEvent | WaitingEvent | WarningEvent | SummaryEvent;
-
-export function emptyStats(): RunStats {
-  return {
-    apply: { successful: 0, skipped: 0, failed: 0, created: 0, configured: 0, unchanged: 0 },
-    prune: { successful: 0, skipped: 0, failed: 0 },
-    delete: { successful: 0, skipped: 0, failed: 0 },
-    wait: { successful: 0, skipped: 0, failed: 0, timeout: 0 },
-  };
-}
-
-/** True when the run must exit with kpt's result code 3. */
-export function statsFailed(s: RunStats): boolean {
-  return s.apply.failed + s.prune.failed + s.delete.failed + s.wait.failed + s.wait.timeout > 0;
-}

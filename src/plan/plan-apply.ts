@@ -8,7 +8,7 @@ import { formatBytes, inventoryBytes, inventoryFit, objectsThatFit } from "../in
 import type { InventoryPolicy } from "../inventory/policy.js";
 import { PackageError } from "../model/errors.js";
 import { refKey, refOf, RefSet, type ObjRef } from "../model/ref.js";
-import type { InventoryInfo, KubeObject, PackageObject } from "../model/kube-object.js";
+import type { InventoryInfo, KubeObject } from "../model/kube-object.js";
 import { graphIssuesError } from "../order/graph-issues.js";
 import { orderWaves } from "../order/graph.js";
 import { pruneCandidates, stillThere } from "../prune/candidates.js";

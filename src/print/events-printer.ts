@@ -16,12 +16,12 @@ import {
 import { createPalette } from "./color.js";
 import type { PrintOptions } from "./print-options.js";
 import { createProgressView } from "./progress-view.js";
-import { countEvent, countFor, createTally, type RunTally } from "./tally.js";
+import { countFor, RunTally } from "../model/run-tally.js";
 import { formatReasonLine, formatTimeoutSummary, formatWaitingLine, reasonKey, shouldReportWaiting } from "./waiting-line.js";
 
 type Actuation = "Apply" | "Prune" | "Delete";
 
-const SUMMARY_LINES: Record<Actuation | "Wait", (t: RunTally) => string> = {
+const SUMMARY_LINES: Record<Actuation | "Wait", (s: RunStats) => string> = {
   Apply: formatApplySummary,
   Prune: formatPruneSummary,
   Delete: formatDeleteSummary,
@@ -39,13 +39,13 @@ export async function printEvents(events: AsyncIterable<EngineEvent>, opts: Prin
     if (view) view.above(() => opts.stderr.write(line + "\n"));
     else opts.stderr.write(line + "\n");
   };
-  const tally = createTally();
+  const tally = new RunTally();
   const planned: Record<Actuation, number> = { Apply: 0, Prune: 0, Delete: 0 };
   const groupsSeen = new Set<GroupEvent["action"]>();
   const summarized = new Set<Actuation | "Wait">();
   let waitGoal: "reconcile" | "delete" = "reconcile";
   let waiting: { wave: number; lastReportedMs?: number } | undefined;
-  let final: RunStats | undefined;
+  let ended = false;
   let command: "apply" | "destroy" | undefined;
   /** Reason lines already printed (beyond kpt, on stderr): each is printed again only when it changes. */
   const reasonsPrinted = new Map<string, string>();
@@ -54,7 +54,7 @@ export async function printEvents(events: AsyncIterable<EngineEvent>, opts: Prin
   const summarize = (action: Actuation | "Wait"): void => {
     if (summarized.has(action) || !groupsSeen.has(action)) return;
     summarized.add(action);
-    out(SUMMARY_LINES[action](tally));
+    out(SUMMARY_LINES[action](tally.stats));
   };
 
   const reportWaiting = (e: WaitingEvent): void => {
@@ -76,7 +76,7 @@ export async function printEvents(events: AsyncIterable<EngineEvent>, opts: Prin
 
   try {
     for await (const e of events) {
-      countEvent(tally, e);
+      tally.add(e);
       handle(e);
       view?.update(e);
     }
@@ -128,13 +128,13 @@ export async function printEvents(events: AsyncIterable<EngineEvent>, opts: Prin
         note(`[WARN] ${e.message}`);
         break;
       case "summary":
-        final = e.stats;
+        ended = true;
         break;
     }
   }
   // Whatever was not summarized yet (the reconcile line always lands here, after the last wait).
   // An apply always says how much it pruned, as in the book, even when nothing was.
-  if (command === "apply" && final) groupsSeen.add("Prune");
+  if (command === "apply" && ended) groupsSeen.add("Prune");
   for (const action of ["Apply", "Prune", "Delete", "Wait"] as const) summarize(action);
-  return final ?? tally.stats;
+  return tally.stats;
 }

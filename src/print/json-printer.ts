@@ -6,18 +6,17 @@ import type { EngineEvent, GroupEvent, RunStats } from "../model/events.js";
 import type { ObjRef } from "../model/ref.js";
 import { formatGoJsonLine, formatRfc3339, type JsonRecord } from "./go-json.js";
 import type { PrintOptions } from "./print-options.js";
-import { countEvent, countFor, createTally, type RunTally } from "./tally.js";
+import { countFor, RunTally } from "../model/run-tally.js";
 
 export async function printJson(events: AsyncIterable<EngineEvent>, opts: PrintOptions): Promise<RunStats> {
   const now = opts.now ?? (() => new Date());
-  const tally = createTally();
-  let final: RunStats | undefined;
+  const tally = new RunTally();
   const emit = (type: string, content: JsonRecord): void => {
     opts.stdout.write(formatGoJsonLine({ ...content, timestamp: formatRfc3339(now()), type }));
   };
   try {
     for await (const e of events) {
-      countEvent(tally, e);
+      tally.add(e);
       switch (e.type) {
         case "group":
           emit("group", groupContent(e, tally));
@@ -34,8 +33,7 @@ export async function printJson(events: AsyncIterable<EngineEvent>, opts: PrintO
           if (opts.showStatusEvents) emit("status", { ...refContent(e.ref), status: e.status, message: e.message });
           break;
         case "summary":
-          final = e.stats;
-          for (const [type, content] of summaryContents(e.stats)) emit(type, content);
+          for (const [type, content] of summaryContents(tally.stats)) emit(type, content);
           break;
         case "warning":
           // kpt's JSON has no warning event: scripts reading stdout see only kpt's lines.
@@ -50,7 +48,7 @@ export async function printJson(events: AsyncIterable<EngineEvent>, opts: PrintO
     emit("error", { error: err instanceof Error ? err.message : String(err) });
     throw err;
   }
-  return final ?? tally.stats;
+  return tally.stats;
 }
 
 /** group/kind/name/namespace as cli-utils' baseResourceEvent: "" for the core group and cluster scope. */

@@ -2,9 +2,8 @@
 // (v0.29, early 2022), with the few additions kpt-ts needs (skip reasons, skipped applies).
 // Pure: event in, line out.
 
-import type { ApplyEvent, PruneEvent, StatusEvent, WaitEvent } from "../model/events.js";
+import type { ApplyEvent, PruneEvent, RunStats, StatusEvent, WaitEvent } from "../model/events.js";
 import { formatRef } from "../model/ref.js";
-import type { RunTally } from "./tally.js";
 
 /** `service/web created`, or the apply's error. */
 export function formatApplyLine(e: ApplyEvent): string {
@@ -46,8 +45,8 @@ export function formatStatusLine(e: Pick<StatusEvent, "ref" | "status" | "messag
 }
 
 /** `6 resource(s) applied. 6 created, 0 unchanged, 0 configured, 0 failed`, and (new) `, N skipped` when there were any. */
-export function formatApplySummary(t: RunTally): string {
-  const a = t.stats.apply;
+export function formatApplySummary(s: RunStats): string {
+  const a = s.apply;
   let line =
     `${a.successful + a.skipped + a.failed} resource(s) applied. ` +
     `${a.created} created, ${a.unchanged} unchanged, ${a.configured} configured, ${a.failed} failed`;
@@ -55,19 +54,19 @@ export function formatApplySummary(t: RunTally): string {
   return line;
 }
 
-export function formatPruneSummary(t: RunTally): string {
-  const p = t.stats.prune;
+export function formatPruneSummary(s: RunStats): string {
+  const p = s.prune;
   // The book's wording (kpt's docs, quoted by our issue): `0 resource(s) pruned, 0 skipped, 0 failed`.
   return `${p.successful} resource(s) pruned, ${p.skipped} skipped, ${p.failed} failed`;
 }
 
-export function formatDeleteSummary(t: RunTally): string {
-  const d = t.stats.delete;
+export function formatDeleteSummary(s: RunStats): string {
+  const d = s.delete;
   return `${d.successful} resource(s) deleted, ${d.skipped} skipped, ${d.failed} failed to delete`;
 }
 
-export function formatWaitSummary(t: RunTally): string {
-  const w = t.stats.wait;
+export function formatWaitSummary(s: RunStats): string {
+  const w = s.wait;
   return `${w.successful} resource(s) reconciled, ${w.skipped} skipped, ${w.failed} failed to reconcile, ${w.timeout} timed out`;
 }
 

@@ -24,7 +24,7 @@ import {
   type Column,
   type LiveState,
 } from "./table-layout.js";
-import { countEvent, createTally } from "./tally.js";
+import { RunTally } from "../model/run-tally.js";
 import { formatTimeoutSummary } from "./waiting-line.js";
 
 export const TABLE_REDRAW_MS = 500;
@@ -53,13 +53,12 @@ export async function printTable(events: AsyncIterable<EngineEvent>, opts: Print
   const now = opts.now ?? (() => new Date());
   const columns = runTableColumns(createPalette(opts.color), now);
   const rows = new Map<string, RunRow>();
-  const tally = createTally();
+  const tally = new RunTally();
   let table: LiveTable | undefined;
-  let final: RunStats | undefined;
   const timedOut: WaitEvent[] = [];
   try {
     for await (const e of events) {
-      countEvent(tally, e);
+      tally.add(e);
       if (e.type === "init") {
         if (e.dryRun !== "none") opts.stdout.write(`Dry-run strategy: ${e.dryRun}\n`);
         const sorted = [...e.objects].sort((a, b) => compareForTable(a.ref, b.ref));
@@ -72,8 +71,6 @@ export async function printTable(events: AsyncIterable<EngineEvent>, opts: Print
           draw: () => renderTable(columns, [...rows.values()]),
         });
         table.start();
-      } else if (e.type === "summary") {
-        final = e.stats;
       } else if (e.type === "warning") {
         opts.stderr.write(`[WARN] ${e.message}\n`);
       } else {
@@ -89,7 +86,7 @@ export async function printTable(events: AsyncIterable<EngineEvent>, opts: Print
   for (const g of ["reconcile", "delete"] as const) {
     for (const line of formatTimeoutSummary(timedOut.filter((e) => goal(e.ref) === g), g)) opts.stderr.write(`${line}\n`);
   }
-  return final ?? tally.stats;
+  return tally.stats;
 }
 
 /** Folds one event into the row of its object; events for objects outside the run are ignored. */

@@ -3,9 +3,7 @@
 // gone. Pure: the outcomes so far are passed in.
 
 import { cliUtilsId, type ObjRef } from "../model/ref.js";
-
-export type Actuated = "Successful" | "Skipped" | "Failed";
-export type Reconciled = "Successful" | "Skipped" | "Failed" | "Timeout";
+import type { Actuated, Reconciled } from "../model/run-tally.js";
 
 /** What the run has done so far, per object. */
 export interface RunOutcomes {

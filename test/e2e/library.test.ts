@@ -3,8 +3,8 @@
 import { afterAll, describe, expect, it } from "vitest";
 import { apply, destroy, plan, status, PackageError, type EngineEvent } from "kpt-ts";
 import { writePackage } from "../helpers/fixtures.js";
-import { createNamespace, kubeconfig, kubectl } from "../helpers/run.js";
-import { configMap, deployment, docs, getObject, inventoryRefs, ref } from "../helpers/scenario.js";
+import { createNamespace, kptTs, kubeconfig, kubectl } from "../helpers/run.js";
+import { configMap, deployment, docs, getObject, inventoryRefs, printed, ref } from "../helpers/scenario.js";
 
 async function collect<T>(events: AsyncIterable<T>): Promise<T[]> {
   const out: T[] = [];
@@ -63,6 +63,35 @@ describe("import { apply, status, destroy } from \"kpt-ts\"", () => {
     expect(await getObject("configmaps", "new", ns)).toBeUndefined();
     expect(await getObject("configmaps", "dropped", ns)).toBeDefined();
     expect((await getObject("resourcegroups.kpt.dev", "inv", ns))?.metadata.resourceVersion).toBe(before);
+  });
+
+  it("leaves the same change record as the CLI: a CLI apply then a library apply are two records in live history; history: false leaves none", async () => {
+    const ns = await createNamespace("e2e-lib-history");
+    namespaces.push(ns);
+    const rg = `apiVersion: kpt.dev/v1alpha1\nkind: ResourceGroup\nmetadata:\n  name: inv\n  namespace: ${ns}\n  labels: {cli-utils.sigs.k8s.io/inventory-id: hist-${ns}}\n`;
+    const dir = await writePackage({ "rg.yaml": rg, "app.yaml": docs(configMap("settings", ns)) });
+    const cli = await kptTs(["live", "apply", dir]);
+    expect(cli.code, printed(cli)).toBe(0);
+
+    // The library changes the package (a second ConfigMap), as a deploy program would.
+    const next = await writePackage({ "rg.yaml": rg, "app.yaml": docs(configMap("settings", ns), configMap("extra", ns)) });
+    const events = await collect<EngineEvent>(apply({ path: next, kubeconfig: kubeconfig() }));
+    expect(events.filter((e) => e.type === "warning")).toEqual([]);
+    const listed = async () => {
+      const r = await kptTs(["live", "history", dir, "--output", "json"]);
+      expect(r.code, printed(r)).toBe(0);
+      return (JSON.parse(r.stdout) as { changes: { command: string; result: string; description: string }[] }).changes;
+    };
+    expect(await listed()).toEqual([
+      expect.objectContaining({ command: "apply", result: "succeeded", description: "Op: 1 create, 0 delete, 0 update, 1 noop" }),
+      expect.objectContaining({ command: "apply", result: "succeeded", description: "Op: 1 create, 0 delete, 0 update, 0 noop" }),
+    ]);
+
+    // history: false (or a limit of 0): the run leaves no record.
+    const last = await writePackage({ "rg.yaml": rg, "app.yaml": docs(configMap("settings", ns)) });
+    await collect(apply({ path: last, kubeconfig: kubeconfig(), history: false }));
+    expect(await getObject("configmaps", "extra", ns)).toBeUndefined();
+    expect(await listed()).toHaveLength(2);
   });
 
   it("throws the typed PackageError for a bad package, before touching the cluster", async () => {

@@ -18,7 +18,8 @@
 //   `metadata.generation` starts at 1 and grows when anything outside metadata and status changes.
 //   uid and creationTimestamp are set on create.
 // - create: 409 AlreadyExists when the name is taken; 404 when a namespaced object's Namespace does
-//   not exist (`namespaces "x" not found`); status in the body is dropped (status subresource).
+//   not exist (`namespaces "x" not found`); status in the body is dropped (status subresource); a
+//   `generateName` without a name gets a name: the prefix and a counter (the server's is random).
 // - update (PUT): 404 when missing; 409 Conflict when the body's resourceVersion is set and stale;
 //   the stored status is kept. updateStatus replaces only `status`, with the same rules.
 // - patch: "merge" is RFC 7386; "strategic" is applied as a merge patch (the engine sends none: the
@@ -201,6 +202,7 @@ export class MemoryCluster implements Cluster {
   private readonly failures: { match: Match; error: () => ApiError }[] = [];
   private readonly scripts: { match: Match; fn: (obj: KubeObject) => void; delayMs?: number; once: boolean }[] = [];
   private rv = 1;
+  private generated = 0;
   /** Watches from a resourceVersion below this fail with WatchExpiredError. */
   private compactedBelow = 0;
 
@@ -444,7 +446,8 @@ export class MemoryCluster implements Cluster {
     return true;
   }
 
-  async create(obj: KubeObject, opts: WriteOptions = {}): Promise<KubeObject> {
+  async create(given: KubeObject, opts: WriteOptions = {}): Promise<KubeObject> {
+    const obj = !given.metadata.name && given.metadata.generateName ? { ...given, metadata: { ...given.metadata, name: `${given.metadata.generateName}${String(++this.generated).padStart(5, "0")}` } } : given;
     const k = this.kindOf(groupOf(obj.apiVersion), obj.kind, obj.apiVersion);
     const ref = this.refFor(obj, k);
     this.record("create", ref, opts.dryRun ? { dryRun: true } : {});

@@ -6,7 +6,7 @@
 import { describe, expect, it } from "vitest";
 import type { EngineOptions } from "../../src/engine/options.js";
 import type { EngineEvent } from "../../src/model/events.js";
-import { statsFailed } from "../../src/model/events.js";
+import { statsFailed } from "../../src/model/run-tally.js";
 import { collectChangeSet } from "../../src/diff/change-set.js";
 import { runApply as runEngine } from "../../src/engine/run-apply.js";
 import { OWNING_INVENTORY_ANNOTATION } from "../../src/model/inventory-keys.js";
@@ -568,7 +568,8 @@ const scenarios: Scenario[] = [
     ],
     then: (c) => {
       expect(c.peek(INV_REF)).toBeUndefined();
-      expect(c.contents().filter((o) => !o.startsWith("CustomResourceDefinition/"))).toEqual([]);
+      // The change records (inv-change-*) go with the namespace, by the namespace controller the memory cluster does not run.
+      expect(c.contents().filter((o) => !o.startsWith("CustomResourceDefinition/") && !o.includes("/inv-change-"))).toEqual([]);
     },
   },
   {
@@ -901,5 +902,21 @@ describe("diff, dry-run and apply read one plan", () => {
     expect(describeEvents(real.events).filter((l) => l.startsWith("prune "))).toEqual([`prune Failed Secret/token: ${why}`]);
     expect(exists(c, secret)).toBe(true);
     expect(inventoryList(c)).toEqual(["ConfigMap/config", "Secret/token"]);
+  });
+});
+
+describe("the change history observes every run (the CLI's and the library's alike)", () => {
+  const records = (c: MemoryCluster) => c.contents().filter((o) => o.startsWith("ConfigMap/app/inv-change-"));
+
+  it("an apply leaves one record, finished; history: false and historyLimit: 0 leave none; a dry run none", async () => {
+    const c = freshCluster();
+    await runApply(c, inApp(cm));
+    expect(records(c)).toHaveLength(1);
+    const stored = JSON.parse((c.peek({ group: "", kind: "ConfigMap", namespace: NS, name: records(c)[0]!.split("/")[2]!.split("@")[0]! })!.data as { change: string }).change);
+    expect(stored).toMatchObject({ command: "apply", result: "succeeded", counts: { create: 1, update: 0, delete: 0, noop: 0 }, user: "test" });
+    for (const o of [{ history: false }, { historyLimit: 0 }, { dryRun: "server" as const }]) {
+      await runApply(c, inApp(configMap("config", { data: { key: String(Math.random()) } })), o);
+      expect(records(c), JSON.stringify(o)).toHaveLength(1);
+    }
   });
 });

@@ -1,6 +1,7 @@
-// The change history: records folded from engine events (counts in kapp's form, failures,
-// outcome), their ConfigMap form, retention, how superseded `running` records are shown, the
-// rows of `live list`, and the pass-through recorder against an in-memory cluster.
+// The change history: records made from the run's tally, the one fold of its events (counts in
+// kapp's form, failures, outcome), their ConfigMap form, retention, how superseded `running`
+// records are shown, the rows of `live list`, and the engine's observer that writes them, against
+// an in-memory cluster.
 import { describe, expect, it } from "vitest";
 import { ApiError } from "../../src/cluster/api-error.js";
 import type { Cluster, ListResult } from "../../src/cluster/types.js";
@@ -11,15 +12,16 @@ import {
   changeFromConfigMap,
   changeToConfigMap,
   finishChange,
-  foldChange,
   formatOp,
   selectExpired,
   shownResult,
   startChange,
+  withOutcome,
   type ChangeRecord,
 } from "../../src/history/change-record.js";
+import { RunTally } from "../../src/model/run-tally.js";
 import { inventoryRows } from "../../src/history/inventory-list.js";
-import { recordChanges } from "../../src/history/record-changes.js";
+import { ChangeRecorder } from "../../src/history/record-changes.js";
 import type { ObjRef } from "../../src/model/ref.js";
 import type { KubeObject } from "../../src/model/kube-object.js";
 import { createPalette } from "../../src/print/color.js";
@@ -33,9 +35,14 @@ const T0 = new Date("2026-01-02T03:04:05.000Z");
 const plain = createPalette(false);
 
 const fresh = () => startChange({ command: "apply", inventory, user: "alice", startedAt: T0 });
-const fold = (events: EngineEvent[], r = fresh()) => events.reduce(foldChange, r);
+const tallyOf = (events: EngineEvent[]) => {
+  const t = new RunTally();
+  for (const e of events) t.add(e);
+  return t;
+};
+const fold = (events: EngineEvent[], r = fresh()) => withOutcome(r, tallyOf(events));
 
-describe("foldChange", () => {
+describe("withOutcome: a record's counts and failures from the run's tally", () => {
   it.each<[string, EngineEvent[], Partial<ChangeRecord>]>([
     ["created, configured and unchanged objects", [
       { type: "apply", ref: cm("a"), status: "Successful", operation: "created" },
@@ -76,9 +83,9 @@ describe("foldChange", () => {
     expect(r.moreFailed).toBe(3);
   });
 
-  it("leaves the record it folds into unchanged", () => {
+  it("leaves the record it starts from unchanged", () => {
     const r = fresh();
-    foldChange(r, { type: "apply", ref: cm("a"), status: "Successful", operation: "created" });
+    withOutcome(r, tallyOf([{ type: "apply", ref: cm("a"), status: "Successful", operation: "created" }]));
     expect(r.counts.create).toBe(0);
   });
 });
@@ -246,19 +253,15 @@ function memoryCluster(opts: { failCreate?: ApiError } = {}) {
   return { cluster: cluster as unknown as Cluster, records };
 }
 
-async function* events(list: EngineEvent[], failWith?: Error): AsyncIterable<EngineEvent> {
-  for (const e of list) yield e;
-  if (failWith) throw failWith;
-}
-
-async function drain(it: AsyncIterable<EngineEvent>): Promise<{ seen: EngineEvent[]; error?: unknown }> {
-  const seen: EngineEvent[] = [];
-  try {
-    for await (const e of it) seen.push(e);
-  } catch (error) {
-    return { seen, error };
+/** The engine's side of a run: every event to the observer (and the tally), then the end (or how the run stopped). */
+async function record(list: readonly EngineEvent[], o: { cluster: Cluster; keep: number; now?: () => Date; warnings?: string[] }, stoppedBy?: Error): Promise<void> {
+  const history = new ChangeRecorder({ cluster: o.cluster, keep: o.keep, ...(o.now ? { now: o.now } : {}), onWarning: (w) => o.warnings?.push(w) });
+  const tally = new RunTally();
+  for (const e of list) {
+    tally.add(e);
+    history.observe(e);
   }
-  return { seen };
+  await history.finish(tally, stoppedBy);
 }
 
 const init = (command: "apply" | "destroy", dryRun: "none" | "client" = "none", objects = [cm("a")]): EngineEvent => ({
@@ -280,45 +283,44 @@ const applyRun: EngineEvent[] = [
   { type: "summary", stats: stats({ apply: { successful: 1, created: 1 } }) },
 ];
 
-describe("recordChanges", () => {
-  it("passes every event through and stores one finished record per run", async () => {
+describe("ChangeRecorder (the engine's observer)", () => {
+  it("stores one finished record per run", async () => {
     const { cluster, records } = memoryCluster();
-    const { seen } = await drain(recordChanges(events(applyRun), { cluster, keep: 10, now: () => T0 }));
-    expect(seen).toEqual(applyRun);
+    await record(applyRun, { cluster, keep: 10, now: () => T0 });
     expect(records()).toMatchObject([{ command: "apply", user: "alice", result: "succeeded", counts: { create: 1, delete: 0, update: 0, noop: 0 }, inventory }]);
   });
 
   it("writes a running record once the inventory is stored, before the run ends", async () => {
     const { cluster, records } = memoryCluster();
-    const it = recordChanges(events(applyRun), { cluster, keep: 10 })[Symbol.asyncIterator]();
-    for (let i = 0; i < 4; i++) await it.next(); // init, inventory started/finished, the apply
+    const history = new ChangeRecorder({ cluster, keep: 10, onWarning: () => undefined });
+    const tally = new RunTally();
+    for (const e of applyRun.slice(0, 4)) history.observe(e); // init, inventory started/finished, the apply
+    await new Promise((r) => setTimeout(r, 10));
     expect(records().map((r) => r.result)).toEqual(["running"]);
-    while (!(await it.next()).done);
+    for (const e of applyRun) tally.add(e);
+    await history.finish(tally);
     expect(records().map((r) => r.result)).toEqual(["succeeded"]);
   });
 
   it.each<[string, Error, string]>([
     ["Ctrl-C", new CancelledError("interrupted: run apply again"), "interrupted"],
     ["a cluster error", new ClusterError("cannot write the inventory"), "failed"],
-  ])("records a run stopped by %s, and rethrows", async (_name, err, result) => {
+  ])("records a run stopped by %s", async (_name, err, result) => {
     const { cluster, records } = memoryCluster();
-    const { error } = await drain(recordChanges(events(applyRun.slice(0, 4), err), { cluster, keep: 10 }));
-    expect(error).toBe(err);
+    await record(applyRun.slice(0, 4), { cluster, keep: 10 }, err);
     expect(records()).toMatchObject([{ result, error: err.message }]);
   });
 
   it("records nothing for a run that stops before its inventory is stored (nothing changed)", async () => {
     const { cluster, records } = memoryCluster();
-    const { error } = await drain(recordChanges(events([init("apply"), { type: "group", action: "Inventory", status: "Started" }], new ClusterError("namespace missing")), { cluster, keep: 10 }));
-    expect(error).toBeInstanceOf(ClusterError);
+    await record([init("apply"), { type: "group", action: "Inventory", status: "Started" }], { cluster, keep: 10 }, new ClusterError("namespace missing"));
     expect(records()).toEqual([]);
   });
 
   it("records nothing for dry runs, with a limit of 0, or for a destroy with nothing to delete", async () => {
     for (const [list, keep] of [[[init("apply", "client"), ...applyRun.slice(1)], 10], [applyRun, 0], [[init("destroy", "none", []), ...applyRun.slice(1)], 10]] as const) {
       const { cluster, records } = memoryCluster();
-      const { seen } = await drain(recordChanges(events([...list]), { cluster, keep }));
-      expect(seen).toEqual(list);
+      await record(list, { cluster, keep });
       expect(records()).toEqual([]);
     }
   });
@@ -327,20 +329,19 @@ describe("recordChanges", () => {
     const noopInit: EngineEvent = { ...init("apply"), changesNothing: true } as EngineEvent;
     const noop: EngineEvent[] = [noopInit, ...inventoryStored, { type: "apply", ref: cm("a"), status: "Successful", operation: "unchanged" }, ...inventoryStored, { type: "summary", stats: stats({ apply: { successful: 1, unchanged: 1 } }) }];
     const quiet = memoryCluster();
-    const { seen } = await drain(recordChanges(events(noop), { cluster: quiet.cluster, keep: 10 }));
-    expect(seen).toEqual(noop);
+    await record(noop, { cluster: quiet.cluster, keep: 10 });
     expect(quiet.records()).toEqual([]);
 
     const drifted = noop.map((e) => (e.type === "apply" ? { ...e, operation: "configured" as const } : e));
     const written = memoryCluster();
-    await drain(recordChanges(events(drifted), { cluster: written.cluster, keep: 10 }));
+    await record(drifted, { cluster: written.cluster, keep: 10 });
     expect(written.records()).toMatchObject([{ result: "succeeded", counts: { create: 0, delete: 0, update: 1, noop: 0 } }]);
   });
 
   it("keeps only the newest records of the inventory", async () => {
     const { cluster, records } = memoryCluster();
     let t = T0.getTime();
-    for (let i = 0; i < 4; i++) await drain(recordChanges(events(applyRun), { cluster, keep: 2, now: () => new Date((t += 1000)) }));
+    for (let i = 0; i < 4; i++) await record(applyRun, { cluster, keep: 2, now: () => new Date((t += 1000)) });
     // Each run reads the clock at its start and at its end: the four starts are 06, 08, 10 and 12 s.
     expect(records().map((r) => r.startedAt)).toEqual(["2026-01-02T03:04:10.000Z", "2026-01-02T03:04:12.000Z"]);
   });
@@ -348,10 +349,16 @@ describe("recordChanges", () => {
   it("warns, and lets the run go on, when the record cannot be written", async () => {
     const { cluster } = memoryCluster({ failCreate: new ApiError(403, "Forbidden", 'configmaps is forbidden: User "bob" cannot create resource "configmaps"') });
     const warnings: string[] = [];
-    const { seen, error } = await drain(recordChanges(events(applyRun), { cluster, keep: 10, onWarning: (w) => warnings.push(w) }));
-    expect(error).toBeUndefined();
-    expect(seen).toEqual(applyRun);
+    await record(applyRun, { cluster, keep: 10, warnings });
     expect(warnings).toHaveLength(1);
     expect(warnings[0]).toMatch(/could not write the change record of inventory app\/inv .*forbidden.*--history-limit=0/);
+  });
+
+  it("says nothing when a destroy took the record's namespace with it", async () => {
+    const terminating = new ApiError(403, "Forbidden", "unable to create new content in namespace app because it is being terminated", [{ reason: "NamespaceTerminating", field: "metadata.namespace" }]);
+    const { cluster } = memoryCluster({ failCreate: terminating });
+    const warnings: string[] = [];
+    await record([init("destroy"), { type: "delete", ref: cm("a"), status: "Successful" }], { cluster, keep: 10, warnings });
+    expect(warnings).toEqual([]);
   });
 });

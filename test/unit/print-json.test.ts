@@ -7,6 +7,8 @@ import {
   applyOkStatus,
   applyPrune,
   captureStream,
+  cm3,
+  dep,
   destroy,
   fixture,
   ns,
@@ -123,10 +125,15 @@ describe("json printer details", () => {
   });
 
   it("prints summaries only for actions that happened, wait timeouts included", async () => {
-    const events: EngineEvent[] = [{ type: "summary", stats: stats({ prune: { skipped: 1 }, wait: { timeout: 2 } }) }];
+    const events: EngineEvent[] = [
+      { type: "prune", ref: cm3, status: "Skipped", error: "annotation prevents deletion" },
+      { type: "wait", ref: ns, status: "Timeout" },
+      { type: "wait", ref: dep, status: "Timeout" },
+      { type: "summary", stats: stats({ prune: { skipped: 1 }, wait: { timeout: 2 } }) },
+    ];
     const { result, out } = await printJson(events);
     await result;
-    expect(maskTimestamps(out.text())).toEqual([
+    expect(maskTimestamps(out.text()).filter((l) => l.includes('"type":"summary"'))).toEqual([
       '{"action":"Prune","count":1,"failed":0,"skipped":1,"successful":0,"timestamp":"T","type":"summary"}',
       '{"action":"Wait","count":2,"failed":0,"skipped":0,"successful":0,"timeout":2,"timestamp":"T","type":"summary"}',
     ]);

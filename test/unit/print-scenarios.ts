@@ -6,7 +6,8 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { Writable } from "node:stream";
-import { emptyStats, type EngineEvent, type RunStats } from "../../src/model/events.js";
+import type { EngineEvent, RunStats } from "../../src/model/events.js";
+import { emptyStats } from "../../src/model/run-tally.js";
 import type { ObjRef } from "../../src/model/ref.js";
 import type { InventoryInfo, KubeObject } from "../../src/model/kube-object.js";
 import { configMap, deployment, INVENTORY, namespace, packageOf, pod, rollOutDeployments, runApply, runDestroy, service } from "../helpers/engine-run.js";
