@@ -1,28 +1,29 @@
 // A preview computed without the server's dry run, for identities that may only read (or on
-// request, --local): client-side apply's own planner (the three-way merge of the package object,
-// the last-applied annotation and the live object, exactly the patch apply would send, applied
-// locally), or for --server-side the local equivalent in ssa-local.ts. Pure.
+// request, --local, and for a client-side dry run): client-side apply's planned write (the
+// three-way merge of the package object, the last-applied annotation and the live object,
+// exactly the patch apply would send) applied locally, or for --server-side the local
+// equivalent in ssa-local.ts. Pure.
 
-import { planClientSideApply } from "./csa/plan-csa.js";
 import { storedForm } from "./csa/stored-form.js";
 import type { PatchSchema } from "./csa/patch-schema.js";
 import { previewServerSideApply } from "./ssa-local.js";
 import type { KubeObject } from "../model/kube-object.js";
+import type { CsaPlan } from "../model/plan.js";
 
-export interface LocalPreviewOptions {
-  serverSide: boolean;
-  fieldManager: string;
-  /** The strategic-merge schema of a built-in kind; undefined means JSON merge patch. */
-  schema: PatchSchema | undefined;
+/** What client-side apply's planned write leaves, as the server stores it; the live object itself when it writes nothing. */
+export function previewPlannedWrite(csa: CsaPlan, live: KubeObject | undefined): KubeObject {
+  if (csa.op === "create") return storedForm(csa.body, live);
+  if (csa.op === "patch") return storedForm(csa.preview, live);
+  return live!;
 }
 
-/** What the object would be after apply; the live object itself when apply would not change it. Throws PatchError. */
-export function previewLocally(desired: KubeObject, live: KubeObject | undefined, o: LocalPreviewOptions): KubeObject {
-  if (o.serverSide) return storedForm(previewServerSideApply(desired, live, o.fieldManager, o.schema), live);
-  const plan = planClientSideApply(desired, live, o.schema);
-  if (plan.op === "create") return storedForm(plan.body, live);
-  if (plan.op === "patch") return storedForm(plan.preview, live);
-  return live!;
+/**
+ * What server-side apply would leave, approximated from the fields the field manager owns;
+ * `schema`: the strategic-merge schema of a built-in kind (undefined: lists replaced whole).
+ * Throws PatchError.
+ */
+export function previewServerSide(desired: KubeObject, live: KubeObject | undefined, o: { fieldManager: string; schema: PatchSchema | undefined }): KubeObject {
+  return storedForm(previewServerSideApply(desired, live, o.fieldManager, o.schema), live);
 }
 
 /** The one line that says a preview was computed locally, why, and what it cannot see. */

@@ -10,8 +10,7 @@ import type { KubeObject, SourcePos } from "../model/kube-object.js";
 import type { CsaPlan, PlannedApply, PlannedOperation } from "../model/plan.js";
 import type { LiveCache } from "../status/live-cache.js";
 import type { PatchSchema } from "../apply/csa/patch-schema.js";
-import { previewLocally } from "../apply/local-preview.js";
-import { storedForm } from "../apply/csa/stored-form.js";
+import { previewPlannedWrite, previewServerSide } from "../apply/local-preview.js";
 import { needsMergeSchema, planStillHolds, replanObject, type ObjectPlanOptions } from "../plan/plan-object.js";
 
 export interface ApplyObjectContext extends ObjectPlanOptions {
@@ -148,11 +147,7 @@ async function write(ctx: ApplyObjectContext, p: PlannedApply, dryRun: boolean):
  * applied locally, or server-side apply approximated (see apply/local-preview.ts).
  */
 async function dryRunLocally(ctx: ApplyObjectContext, p: PlannedApply, live: KubeObject | undefined): Promise<ApplyObjectResult> {
-  const csa = p.csa;
-  const after =
-    csa?.op === "create" || csa?.op === "patch"
-      ? storedForm(csa.op === "create" ? csa.body : csa.preview, live)
-      : previewLocally(p.object, live, { serverSide: true, fieldManager: ctx.fieldManager, schema: live ? await ctx.schemaFor(p.object) : undefined });
+  const after = p.csa ? previewPlannedWrite(p.csa, live) : previewServerSide(p.object, live, { fieldManager: ctx.fieldManager, schema: live ? await ctx.schemaFor(p.object) : undefined });
   return { status: "Successful", operation: DONE[p.operation], after };
 }
 

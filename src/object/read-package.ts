@@ -31,11 +31,6 @@ export async function readPackage(path: string, opts: ReadPackageOptions = {}): 
   return (await readPackageInput(path, opts, true)) as Package;
 }
 
-/** The same without requiring an inventory (for `live init`). */
-export async function readPackageContents(path: string, opts: ReadPackageOptions = {}): Promise<PackageContents> {
-  return readPackageInput(path, opts, false);
-}
-
 async function readPackageInput(path: string, opts: ReadPackageOptions, requireInventory: boolean): Promise<PackageContents> {
   const input: PackageInput =
     path === "-"

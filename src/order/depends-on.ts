@@ -2,7 +2,6 @@
 // `<group>/namespaces/<namespace>/<kind>/<name>` (namespaced) or `<group>/<kind>/<name>`
 // (cluster-scoped) references, the core group being empty. Errors use cli-utils' words.
 
-import { formatDependsOnRef } from "../model/ref.js";
 import type { ObjRef } from "../model/ref.js";
 import type { KubeObject } from "../model/kube-object.js";
 import { DEPENDS_ON_ANNOTATION } from "../object/parse-package.js";
@@ -29,10 +28,6 @@ export function parseDependsOn(value: string): DependsOnResult {
 export function readDependsOn(object: KubeObject): DependsOnResult {
   const value = object.metadata.annotations?.[DEPENDS_ON_ANNOTATION];
   return value === undefined ? { ok: true, refs: [] } : parseDependsOn(value);
-}
-
-export function formatDependsOn(refs: ObjRef[]): string {
-  return refs.map(formatDependsOnRef).join(",");
 }
 
 function parseReference(s: string): ObjRef | string {

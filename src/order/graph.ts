@@ -3,7 +3,7 @@
 // those are in the set. Waves come from Kahn peeling: every object whose dependencies are all
 // in earlier waves forms the next wave. Linear in objects + edges.
 
-import { cliUtilsId, formatDependsOnRef, refKey } from "../model/ref.js";
+import { formatDependsOnRef, refKey } from "../model/ref.js";
 import type { ObjRef } from "../model/ref.js";
 import type { KubeObject } from "../model/kube-object.js";
 import { isRecord } from "../object/validate-object.js";
@@ -57,12 +57,6 @@ export function orderWaves(nodes: readonly GraphNode[]): OrderedWaves {
 /** The order for deleting: last wave first, each wave back to front (dependents before what they need). */
 export function reverseWaves(waves: readonly (readonly ObjRef[])[]): ObjRef[][] {
   return waves.map((w) => [...w].reverse()).reverse();
-}
-
-/** kpt's line for a validation error: `invalid object: "<id>": <message>` (several: `invalid objects: [...]`). */
-export function formatGraphIssue(issue: GraphIssue): string {
-  const ids = issue.objects.map((r) => JSON.stringify(cliUtilsId(r)));
-  return ids.length === 1 ? `invalid object: ${ids[0]}: ${issue.message}` : `invalid objects: [${ids.join(", ")}] ${issue.message}`;
 }
 
 interface Graph {

@@ -37,11 +37,6 @@ export function isReconciled(status: KStatus, desired: DesiredStatus, gens?: Gen
   return (gens.liveGeneration ?? 0) >= (gens.appliedGeneration ?? 0);
 }
 
-/** Failed objects stop being waited for (cli-utils' ReconcileFailed); they may still recover later. */
-export function isUnlikelyToReconcile(result: StatusResult): boolean {
-  return result.status === "Failed";
-}
-
 /**
  * One line saying what an object still lacks, for "waiting for ..." output: the rule's own
  * message when waiting for Current (e.g. "Available: 1/3"), or why it is not gone yet.

@@ -6,7 +6,6 @@ import {
   aggregateStatus,
   describeWaitingFor,
   isReconciled,
-  isUnlikelyToReconcile,
 } from "../../src/status/aggregate.js";
 import type { DesiredStatus, StatusResult } from "../../src/status/types.js";
 
@@ -41,18 +40,6 @@ describe("isReconciled", () => {
     { name: "unknown applied generation counts as 0", status: "Current", desired: "Current", gens: { liveGeneration: 1 }, want: true },
   ])("$name", ({ status, desired, gens, want }) => {
     expect(isReconciled(status, desired, gens)).toBe(want);
-  });
-});
-
-describe("isUnlikelyToReconcile", () => {
-  it.each<[KStatus, boolean]>([
-    ["Failed", true],
-    ["InProgress", false],
-    ["Unknown", false],
-    ["Current", false],
-    ["Terminating", false],
-  ])("%s -> %s", (status, want) => {
-    expect(isUnlikelyToReconcile({ status, message: "" })).toBe(want);
   });
 });
 

@@ -9,7 +9,7 @@ import { parse } from "yaml";
 import { applyMergePatch, applyStrategicPatch } from "../../src/apply/csa/apply-patch.js";
 import { LAST_APPLIED_ANNOTATION, lastAppliedOf, withLastApplied } from "../../src/apply/csa/last-applied.js";
 import { PatchError } from "../../src/apply/csa/patch-error.js";
-import { describeField, patchSchemaFor, type FieldBehaviour, type PatchSchema } from "../../src/apply/csa/patch-schema.js";
+import { patchSchemaFor, type PatchField, type PatchSchema } from "../../src/apply/csa/patch-schema.js";
 import { planClientSideApply } from "../../src/apply/csa/plan-csa.js";
 import { createThreeWayMergePatch, createThreeWayStrategicPatch, isEmptyPatch } from "../../src/apply/csa/three-way-patch.js";
 import type { KubeObject } from "../../src/model/kube-object.js";
@@ -36,6 +36,46 @@ function at(path: string | undefined, text: string, keepEmpty = false): Obj {
     .split(".")
     .reverse()
     .reduce<Obj>((acc, key) => ({ [key]: acc }), value);
+}
+
+/** How a field behaves under a strategic merge patch, as these cases name it. */
+export type FieldBehaviour =
+  | { kind: "object"; retainKeys: boolean; replace: boolean }
+  | { kind: "map" }
+  | { kind: "merge-list"; mergeKey: string; retainKeys: boolean }
+  | { kind: "set-list" }
+  | { kind: "atomic-list" }
+  | { kind: "scalar" }
+  | { kind: "unknown" };
+
+/** Walks a field path (`["spec", "template", "spec", "containers", "env"]`); list items are stepped into implicitly. */
+function describeField(schema: PatchSchema, path: readonly string[]): FieldBehaviour | undefined {
+  let node: PatchSchema | undefined = schema;
+  let field: PatchField | undefined;
+  for (const key of path) {
+    if (node?.type === "array") node = node.items();
+    field = node?.field(key);
+    if (!field) return undefined;
+    node = field.schema;
+  }
+  return field ? behaviourOf(field) : undefined;
+}
+
+function behaviourOf(field: PatchField): FieldBehaviour {
+  const { meta, schema } = field;
+  switch (schema.type) {
+    case "object":
+      return { kind: "object", retainKeys: meta.retainKeys, replace: meta.strategy === "replace" };
+    case "map":
+      return { kind: "map" };
+    case "array":
+      if (meta.strategy !== "merge") return { kind: "atomic-list" };
+      return meta.mergeKey ? { kind: "merge-list", mergeKey: meta.mergeKey, retainKeys: meta.retainKeys } : { kind: "set-list" };
+    case "scalar":
+      return { kind: "scalar" };
+    default:
+      return { kind: "unknown" };
+  }
 }
 
 describe("patchSchemaFor", () => {

@@ -1,9 +1,9 @@
 import { describe, expect, it } from "vitest";
 import { parseDependsOn } from "../../src/order/depends-on.js";
-import { formatGraphIssue, orderWaves, reverseWaves } from "../../src/order/graph.js";
+import { orderWaves, reverseWaves, type GraphIssue } from "../../src/order/graph.js";
 import type { GraphNode } from "../../src/order/graph.js";
 import { compareKindOrder } from "../../src/order/kind-order.js";
-import type { ObjRef } from "../../src/model/ref.js";
+import { cliUtilsId, type ObjRef } from "../../src/model/ref.js";
 import type { KubeObject } from "../../src/model/kube-object.js";
 
 const API: Record<string, string> = {
@@ -39,11 +39,17 @@ const label = (r: ObjRef): string => `${r.kind}${r.group ? `.${r.group}` : ""}/$
 const crd = (kind: string, group = "example.com"): GraphNode =>
   node(`CustomResourceDefinition.apiextensions.k8s.io/${kind.toLowerCase()}s.${group}`, { spec: { group, names: { kind, plural: `${kind.toLowerCase()}s` }, scope: "Namespaced" } });
 
+/** kpt's line for a validation error: `invalid object: "<id>": <message>` (several: `invalid objects: [...]`). */
+function kptLine(issue: GraphIssue): string {
+  const ids = issue.objects.map((r) => JSON.stringify(cliUtilsId(r)));
+  return ids.length === 1 ? `invalid object: ${ids[0]}: ${issue.message}` : `invalid objects: [${ids.join(", ")}] ${issue.message}`;
+}
+
 interface Case {
   name: string;
   nodes: GraphNode[];
   waves: string[][];
-  /** formatGraphIssue of every issue, in order. */
+  /** Every issue as kpt words a validation error (`invalid object: "<id>": <message>`), in order. */
   issues?: string[];
   hints?: string[];
 }
@@ -191,7 +197,7 @@ describe("orderWaves", () => {
   it.each(cases)("$name", (c) => {
     const result = orderWaves(c.nodes);
     expect(result.waves.map((w) => w.map(label))).toEqual(c.waves);
-    expect(result.issues.map(formatGraphIssue).sort()).toEqual(c.issues ?? []);
+    expect(result.issues.map(kptLine).sort()).toEqual(c.issues ?? []);
     if (c.hints) expect(result.issues.map((i) => i.hint)).toEqual(c.hints);
   });
 

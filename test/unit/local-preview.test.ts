@@ -7,7 +7,9 @@ import { describe, expect, it } from "vitest";
 import { parse } from "yaml";
 import { LAST_APPLIED_ANNOTATION, withLastApplied } from "../../src/apply/csa/last-applied.js";
 import { patchSchemaFor } from "../../src/apply/csa/patch-schema.js";
-import { localPreviewNote, previewLocally } from "../../src/apply/local-preview.js";
+import { planClientSideApply } from "../../src/apply/csa/plan-csa.js";
+import type { PatchSchema } from "../../src/apply/csa/patch-schema.js";
+import { localPreviewNote, previewPlannedWrite, previewServerSide } from "../../src/apply/local-preview.js";
 import { appliedByManager, projectFields } from "../../src/apply/ssa-local.js";
 import type { KubeObject } from "../../src/model/kube-object.js";
 
@@ -24,19 +26,21 @@ function liveAfterCsa(applied: KubeObject, drift: (o: KubeObject) => KubeObject 
   return drift({ ...stored, metadata: { ...stored.metadata, uid: "u1", resourceVersion: "7", creationTimestamp: "2026-01-01T00:00:00Z" } });
 }
 
-describe("previewLocally, client-side apply", () => {
-  const csa = { serverSide: false, fieldManager: "kubectl", schema: configMapSchema };
+/** What a client-side dry run shows: the planner's write, applied locally. */
+const previewCsa = (desired: KubeObject, live: KubeObject | undefined, schema: PatchSchema | undefined = configMapSchema) => previewPlannedWrite(planClientSideApply(desired, live, live ? schema : undefined), live);
+
+describe("a client-side apply previewed locally (its planned write)", () => {
 
   it("a new object is the package object with its last-applied annotation, as apply creates it", () => {
     const want = cm({ color: "blue" });
-    const got = previewLocally(want, undefined, csa);
+    const got = previewCsa(want, undefined);
     expect(got.data).toEqual({ color: "blue" });
     expect(JSON.parse(got.metadata.annotations![LAST_APPLIED_ANNOTATION]!)).toMatchObject({ data: { color: "blue" } });
   });
 
   it("a changed value: the package's value, server bookkeeping kept, the annotation updated", () => {
     const live = liveAfterCsa(cm({ color: "blue", size: "s" }));
-    const got = previewLocally(cm({ color: "green", size: "s" }), live, csa);
+    const got = previewCsa(cm({ color: "green", size: "s" }), live);
     expect(got.data).toEqual({ color: "green", size: "s" });
     expect(got.metadata.uid).toBe("u1");
     expect(JSON.parse(got.metadata.annotations![LAST_APPLIED_ANNOTATION]!).data).toEqual({ color: "green", size: "s" });
@@ -44,12 +48,12 @@ describe("previewLocally, client-side apply", () => {
 
   it("removes what the package dropped since it was last applied, and keeps what others added", () => {
     const live = liveAfterCsa(cm({ color: "blue", old: "x" }), (o) => ({ ...o, data: { ...(o.data as object), theirs: "y" } }));
-    expect(previewLocally(cm({ color: "blue" }), live, csa).data).toEqual({ color: "blue", theirs: "y" });
+    expect(previewCsa(cm({ color: "blue" }), live).data).toEqual({ color: "blue", theirs: "y" });
   });
 
   it("an object already as the package has it is returned as it stands", () => {
     const live = liveAfterCsa(cm({ color: "blue" }));
-    expect(previewLocally(cm({ color: "blue" }), live, csa)).toBe(live);
+    expect(previewCsa(cm({ color: "blue" }), live)).toBe(live);
   });
 
   it("merges lists by their merge keys (strategic merge): a container's image changes, a sidecar someone added stays", () => {
@@ -70,7 +74,7 @@ spec:
     });
     const want = structuredClone(applied) as any;
     want.spec.template.spec.containers[0].image = "nginx:1.27";
-    const got = previewLocally(want, live, { serverSide: false, fieldManager: "kubectl", schema: deployment }) as any;
+    const got = previewCsa(want, live, deployment) as any;
     expect(got.spec.template.spec.containers).toEqual([
       { name: "web", image: "nginx:1.27" },
       { name: "mesh", image: "proxy:1" },
@@ -80,13 +84,13 @@ spec:
   it("without a schema (custom resources) uses the JSON merge patch: lists are replaced whole", () => {
     const applied: KubeObject = { apiVersion: "example.com/v1", kind: "Widget", metadata: { name: "w", namespace: "app" }, spec: { items: ["a", "b"] } };
     const live = liveAfterCsa(applied);
-    const got = previewLocally({ ...applied, spec: { items: ["c"] } }, live, { serverSide: false, fieldManager: "kubectl", schema: undefined });
+    const got = previewCsa({ ...applied, spec: { items: ["c"] } }, live, undefined);
     expect(got.spec).toEqual({ items: ["c"] });
   });
 });
 
-describe("previewLocally, server-side apply", () => {
-  const ssa = { serverSide: true, fieldManager: "kpt", schema: configMapSchema };
+describe("a server-side apply previewed locally", () => {
+  const ssa = { fieldManager: "kpt", schema: configMapSchema };
   const live = cm(
     { color: "blue", old: "x", theirs: "y" },
     {},
@@ -107,22 +111,22 @@ describe("previewLocally, server-side apply", () => {
   });
 
   it("the package's values win, fields the manager owned and dropped go, fields others own stay", () => {
-    const got = previewLocally(cm({ color: "green" }), live, ssa);
+    const got = previewServerSide(cm({ color: "green" }), live, ssa);
     expect(got.data).toEqual({ color: "green", theirs: "y" });
     // No last-applied annotation: server-side apply does not write one.
     expect(got.metadata.annotations?.[LAST_APPLIED_ANNOTATION]).toBeUndefined();
   });
 
   it("a manager that never applied removes nothing", () => {
-    expect(previewLocally(cm({ color: "green" }), live, { ...ssa, fieldManager: "new" }).data).toEqual({ color: "green", old: "x", theirs: "y" });
+    expect(previewServerSide(cm({ color: "green" }), live, { ...ssa, fieldManager: "new" }).data).toEqual({ color: "green", old: "x", theirs: "y" });
   });
 
   it("a new object is the package object", () => {
-    expect(previewLocally(cm({ a: "1" }), undefined, ssa)).toEqual(cm({ a: "1" }));
+    expect(previewServerSide(cm({ a: "1" }), undefined, ssa)).toEqual(cm({ a: "1" }));
   });
 });
 
-describe("previewLocally, Secrets", () => {
+describe("local previews of Secrets", () => {
   const b64 = (v: string) => Buffer.from(v).toString("base64");
   const secret = (body: Record<string, unknown>): KubeObject => ({ apiVersion: "v1", kind: "Secret", metadata: { name: "db", namespace: "app" }, ...body });
 
@@ -131,7 +135,8 @@ describe("previewLocally, Secrets", () => {
       const { stringData: _s, ...rest } = o;
       return { ...rest, data: { password: b64("first"), other: b64("kept") } };
     });
-    const got = previewLocally(secret({ stringData: { password: "second" } }), live, { serverSide, fieldManager: "kubectl", schema: undefined });
+    const desired = secret({ stringData: { password: "second" } });
+    const got = serverSide ? previewServerSide(desired, live, { fieldManager: "kubectl", schema: undefined }) : previewCsa(desired, live, undefined);
     expect(got.stringData).toBeUndefined();
     expect(got.data).toEqual({ password: b64("second"), other: b64("kept") });
   });

@@ -5,7 +5,7 @@ import { afterAll, describe, expect, it } from "vitest";
 import { PackageError, UsageError, formatIssue } from "../../src/model/errors.js";
 import { compileKrmIgnore } from "../../src/object/krmignore.js";
 import { analyzePackage, parsePackage } from "../../src/object/parse-package.js";
-import { readPackage, readPackageContents, readPackageFiles } from "../../src/object/read-package.js";
+import { readPackage, readPackageFiles } from "../../src/object/read-package.js";
 
 const RG = `apiVersion: kpt.dev/v1alpha1
 kind: ResourceGroup
@@ -415,13 +415,6 @@ describe("readPackage (file system)", () => {
 
   it("a missing directory is a usage error", async () => {
     await expect(readPackage(join(root, "nope"))).rejects.toBeInstanceOf(UsageError);
-  });
-
-  it("readPackageContents does not require an inventory", async () => {
-    write("noinv/a.yaml", cm("a"));
-    const contents = await readPackageContents(join(root, "noinv"));
-    expect(contents.inventory).toBeUndefined();
-    await expect(readPackage(join(root, "noinv"))).rejects.toThrow(/Package uninitialized/);
   });
 });
 

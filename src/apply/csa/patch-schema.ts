@@ -45,16 +45,6 @@ export interface PatchField {
   schema: PatchSchema;
 }
 
-/** How a field behaves under a strategic merge patch, for explanations and tests. */
-export type FieldBehaviour =
-  | { kind: "object"; retainKeys: boolean; replace: boolean }
-  | { kind: "map" }
-  | { kind: "merge-list"; mergeKey: string; retainKeys: boolean }
-  | { kind: "set-list" }
-  | { kind: "atomic-list" }
-  | { kind: "scalar" }
-  | { kind: "unknown" };
-
 type Raw = Record<string, unknown>;
 
 interface DocContext {
@@ -90,36 +80,6 @@ export function lookupField(schema: PatchSchema | undefined, key: string): { met
 export function lookupListField(schema: PatchSchema | undefined, key: string): { meta: PatchMeta; items: PatchSchema | undefined } {
   const field = schema?.field(key);
   return field ? { meta: field.meta, items: field.schema.items() } : { meta: NO_PATCH_META, items: undefined };
-}
-
-/** Walks a field path (`["spec", "template", "spec", "containers", "env"]`); list items are stepped into implicitly. */
-export function describeField(schema: PatchSchema, path: readonly string[]): FieldBehaviour | undefined {
-  let node: PatchSchema | undefined = schema;
-  let field: PatchField | undefined;
-  for (const key of path) {
-    if (node?.type === "array") node = node.items();
-    field = node?.field(key);
-    if (!field) return undefined;
-    node = field.schema;
-  }
-  return field ? behaviourOf(field) : undefined;
-}
-
-function behaviourOf(field: PatchField): FieldBehaviour {
-  const { meta, schema } = field;
-  switch (schema.type) {
-    case "object":
-      return { kind: "object", retainKeys: meta.retainKeys, replace: meta.strategy === "replace" };
-    case "map":
-      return { kind: "map" };
-    case "array":
-      if (meta.strategy !== "merge") return { kind: "atomic-list" };
-      return meta.mergeKey ? { kind: "merge-list", mergeKey: meta.mergeKey, retainKeys: meta.retainKeys } : { kind: "set-list" };
-    case "scalar":
-      return { kind: "scalar" };
-    default:
-      return { kind: "unknown" };
-  }
 }
 
 function contextOf(doc: unknown): DocContext | undefined {
