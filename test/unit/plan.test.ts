@@ -11,6 +11,7 @@ import type { InventoryInfo, KubeObject, PackageObject } from "../../src/model/k
 import type { ApplyFacts, DestroyFacts } from "../../src/plan/facts.js";
 import { planApply, type PlanApplyOptions } from "../../src/plan/plan-apply.js";
 import { planDestroy } from "../../src/plan/plan-destroy.js";
+import { planStillHolds, replanObject } from "../../src/plan/plan-object.js";
 import { countPlan, planChangesNothing, type ApplyPlan } from "../../src/model/plan.js";
 
 const INV_ID = "inv-1";
@@ -242,6 +243,27 @@ describe("planApply", () => {
   it("counts what the plan would change", () => {
     const plan = planApply(facts({ objects: [cm("a"), cm("b", { data: { k: "new" } })], live: [applied(cm("b")), applied(cm("old"))], previous: [cm("b"), cm("old")] }), OPTS);
     expect(countPlan(plan)).toEqual({ create: 1, update: 1, unchanged: 0, delete: 1, skip: 0 });
+  });
+});
+
+describe("one object's decision, taken again when the plan no longer holds (plan/plan-object.ts)", () => {
+  const a = cm("a", { data: { k: "new" } });
+  const was = applied(cm("a"));
+  const plan = planApply(facts({ objects: [a], live: [was], previous: [was] }), OPTS);
+  const planned = plan.applies[0]!;
+  const o = { serverSide: false, fieldManager: "kubectl", inventoryId: INV_ID, inventoryPolicy: "strict" as const };
+
+  it.each<{ name: string; live: KubeObject | undefined; holds: boolean; want: string }>([
+    { name: "the live object the plan read: the plan holds", live: was, holds: true, want: "update" },
+    { name: "someone applied the same change since: unchanged", live: applied(a, (l) => (l.metadata.resourceVersion = "2")), holds: false, want: "unchanged" },
+    { name: "another inventory took it: skipped by the inventory policy", live: applied(cm("a"), (l) => ((l.metadata.resourceVersion = "2"), (l.metadata.annotations![OWNING_INVENTORY_ANNOTATION] = "other"))), holds: false, want: "skip: inventory policy prevented actuation (strategy: Apply, status: NoMatch" },
+    { name: "deleted since: created again", live: undefined, holds: false, want: "create" },
+    { name: "deleted and made again (another uid): decided again", live: applied(cm("a"), (l) => (l.metadata.uid = "uid-other")), holds: false, want: "update" },
+  ])("$name", ({ live, holds, want }) => {
+    expect(planStillHolds(planned, live)).toBe(holds);
+    const again = replanObject(planned, live, undefined, o);
+    expect(again.skip ? `skip: ${again.skip}` : again.operation).toContain(want);
+    expect(again.live).toBe(live);
   });
 });
 
