@@ -52,6 +52,10 @@ export class ApiError extends Error {
   get conflict(): boolean {
     return this.status === 409;
   }
+  /** The namespace a 404 says does not exist (the Status names it: `{ kind: "namespaces", name }`). */
+  get missingNamespace(): string | undefined {
+    return this.status === 404 && this.details?.kind === "namespaces" ? this.details.name : undefined;
+  }
   /** A create refused because its namespace is being deleted (the lifecycle admission's NamespaceTerminating cause). */
   get namespaceTerminating(): boolean {
     return this.causes.some((c) => c.reason === "NamespaceTerminating");

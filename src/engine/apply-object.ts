@@ -159,7 +159,7 @@ async function dryRunLocally(ctx: ApplyObjectContext, p: PlannedApply, live: Kub
 function blockedByPackage(err: unknown, p: PlannedApply, packageObjects: readonly KubeObject[]): string | undefined {
   if (!(err instanceof ApiError)) return undefined;
   const ns = p.ref.namespace;
-  if (ns && err.status === 404 && err.details?.kind === "namespaces" && err.details.name === ns) {
+  if (ns && err.missingNamespace === ns) {
     if (packageObjects.some((o) => o.apiVersion === "v1" && o.kind === "Namespace" && o.metadata.name === ns)) return `namespace ${ns} is created by this apply: shown as in the package, not previewed by the server`;
   }
   if (err instanceof NotServedError) {

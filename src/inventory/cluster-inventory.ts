@@ -134,7 +134,7 @@ export async function writeClusterInventory(cluster: Cluster, info: InventoryInf
       }
       stored = current ? await cluster.update(desired, { signal: opts.signal }) : await cluster.create(desired, { signal: opts.signal });
     } catch (err) {
-      if (err instanceof ApiError && err.status === 404 && /namespaces? ".*" not found/.test(err.message)) {
+      if (err instanceof ApiError && err.missingNamespace !== undefined) {
         throw new ClusterError(`cannot store the inventory in namespace "${info.namespace}": it does not exist`, {
           detail: "Create the namespace, or add a Namespace object for it to the package.",
         });

@@ -7,6 +7,7 @@ import { describe, expect, it } from "vitest";
 import type { EngineOptions } from "../../src/engine/options.js";
 import type { EngineEvent } from "../../src/model/events.js";
 import { statsFailed } from "../../src/model/run-tally.js";
+import { ClusterError } from "../../src/model/errors.js";
 import { collectChangeSet } from "../../src/diff/change-set.js";
 import { runApply as runEngine } from "../../src/engine/run-apply.js";
 import { OWNING_INVENTORY_ANNOTATION } from "../../src/model/inventory-keys.js";
@@ -902,6 +903,16 @@ describe("diff, dry-run and apply read one plan", () => {
     expect(describeEvents(real.events).filter((l) => l.startsWith("prune "))).toEqual([`prune Failed Secret/token: ${why}`]);
     expect(exists(c, secret)).toBe(true);
     expect(inventoryList(c)).toEqual(["ConfigMap/config", "Secret/token"]);
+  });
+});
+
+describe("the inventory's namespace", () => {
+  it("missing, and not in the package: the run stops before the first apply and says so", async () => {
+    const c = freshCluster({ withNamespace: false });
+    const r = await runApply(c, inApp(cm));
+    expect(r.error).toBeInstanceOf(ClusterError);
+    expect((r.error as Error).message).toBe('cannot store the inventory in namespace "app": it does not exist');
+    expect(exists(c, cm)).toBe(false);
   });
 });
 

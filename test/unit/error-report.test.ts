@@ -1,6 +1,6 @@
 // How a command's fatal error is told: what failed, what to do, and the detail only with -v.
 import { describe, expect, it } from "vitest";
-import { ApiError, briefApiError, NotServedError } from "../../src/cluster/api-error.js";
+import { ApiError, apiErrorFrom, briefApiError, NotServedError } from "../../src/cluster/api-error.js";
 import { ClusterError, ResultError, UsageError } from "../../src/model/errors.js";
 import { apiErrorHint, formatError } from "../../src/print/error-report.js";
 
@@ -58,5 +58,21 @@ describe("formatError", () => {
   it("calls anything else a bug and offers the stack with -v", () => {
     expect(formatError(new TypeError("x is undefined"), false)[1]).toMatch(/looks like a bug/);
     expect(formatError(new TypeError("x is undefined"), true)[1]).toMatch(/TypeError: x is undefined/);
+  });
+});
+
+describe("apiErrorFrom: what the server's Status says, typed", () => {
+  const status = (code: number, reason: string, message: string, details: object) => JSON.stringify({ kind: "Status", apiVersion: "v1", status: "Failure", code, reason, message, details });
+  it.each<[string, ApiError, Partial<Record<"missingNamespace" | "namespaceTerminating" | "notFound", unknown>>]>([
+    ["a create in a namespace that does not exist", apiErrorFrom(404, status(404, "NotFound", 'namespaces "app" not found', { name: "app", kind: "namespaces" }), "create"), { missingNamespace: "app", namespaceTerminating: false }],
+    ["an object that does not exist is not a missing namespace", apiErrorFrom(404, status(404, "NotFound", 'configmaps "a" not found', { name: "a", kind: "configmaps" }), "get"), { missingNamespace: undefined, notFound: true }],
+    [
+      "a create in a namespace being deleted",
+      apiErrorFrom(403, status(403, "Forbidden", 'configmaps "a" is forbidden: unable to create new content in namespace app because it is being terminated', { name: "a", kind: "configmaps", causes: [{ reason: "NamespaceTerminating", message: "namespace app is being terminated", field: "metadata.namespace" }] }), "create"),
+      { namespaceTerminating: true, missingNamespace: undefined },
+    ],
+    ["a body that is not a Status", apiErrorFrom(404, "404 page not found", "get"), { missingNamespace: undefined, namespaceTerminating: false }],
+  ])("%s", (_n, err, want) => {
+    expect({ missingNamespace: err.missingNamespace, namespaceTerminating: err.namespaceTerminating, notFound: err.notFound }).toMatchObject(want);
   });
 });

@@ -38,7 +38,7 @@ describe("MemoryCluster keeps its contract", () => {
     expect(created.metadata).toMatchObject({ generation: 1, uid: expect.any(String), resourceVersion: expect.stringMatching(/^\d+$/) });
     expect((await rejection(c.create(cm))).reason).toBe("AlreadyExists");
     const err = await rejection(c.create(configMap("b", { namespace: "nowhere" })));
-    expect([err.status, err.message]).toEqual([404, 'namespaces "nowhere" not found']);
+    expect([err.status, err.message, err.missingNamespace]).toEqual([404, 'namespaces "nowhere" not found', "nowhere"]);
   });
 
   it("update: 409 Conflict on a stale resourceVersion; a write that changes nothing keeps the resourceVersion", async () => {
