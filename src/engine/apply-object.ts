@@ -63,7 +63,7 @@ function describeApiError(err: unknown, verb: string, serverSide: boolean, sourc
     // The server's words (kpt prints them too), and for a 403 which permission to ask for.
     const advice =
       forbiddenAdvice(err) ??
-      (err.status === 422 && /metadata\.annotations: Too long/.test(err.message) && !serverSide
+      (err.status === 422 && err.causes.some((c) => c.reason === "FieldValueTooLong" && c.field === "metadata.annotations") && !serverSide
         ? "client-side apply keeps a copy of the object in its last-applied-configuration annotation, which the server limits to 256 KiB: apply with --server-side"
         : undefined);
     return `error when ${verb}${where}: ${err.message}${advice ? `; ${advice}` : ""}`;
