@@ -4,17 +4,16 @@
 // earlier waves achieved.
 
 import { ApiError, forbiddenAdvice, forbiddenOf } from "../cluster/api-error.js";
-import type { Cluster, PropagationPolicy } from "../cluster/types.js";
-import type { DryRunStrategy } from "../model/events.js";
+import type { Cluster } from "../cluster/types.js";
 import { refKey, RefSet, type ObjRef } from "../model/ref.js";
 import type { PlannedDelete } from "../model/plan.js";
 import { deleteBlockedBy } from "../prune/dependency-gate.js";
 import { detachFromInventory } from "../prune/detach.js";
 import type { LiveCache } from "../status/live-cache.js";
-import type { ComputeStatusOptions } from "../status/types.js";
 import { waitFor, type WaitTarget } from "../status/wait-for.js";
 import { forEachLimited } from "../util/pool.js";
 import type { RunTally } from "../model/run-tally.js";
+import type { ResolvedOptions } from "./options.js";
 import type { Recorder } from "./recorder.js";
 
 export interface DeleteWavesContext {
@@ -22,14 +21,8 @@ export interface DeleteWavesContext {
   cache: LiveCache;
   recorder: Recorder;
   action: "prune" | "delete";
-  dryRun: DryRunStrategy;
-  propagationPolicy: PropagationPolicy;
-  timeoutMs?: number;
-  concurrency: number;
-  signal?: AbortSignal;
-  statusOptions?: Omit<ComputeStatusOptions, "now">;
-  /** False: deletes are issued wave by wave, nothing waits for them to be gone (`--wait=false`). */
-  wait?: boolean;
+  /** The run's options: its dry run, the prune propagation policy and timeout, `wait` (false: nothing waits for deletes to be gone). */
+  o: ResolvedOptions;
   /** Index of the first wave, for events. */
   firstWave: number;
 }
@@ -40,19 +33,19 @@ export interface DeleteOutcome {
 }
 
 export async function runDeleteWaves(ctx: DeleteWavesContext, deletes: readonly PlannedDelete[], waves: readonly ObjRef[][]): Promise<DeleteOutcome> {
-  const { recorder, cluster, cache } = ctx;
+  const { recorder, cluster, cache, o } = ctx;
   const action = ctx.action === "prune" ? "Prune" : "Delete";
   const planned = new Map(deletes.map((d) => [refKey(d.ref), d]));
   const abandoned = new RefSet();
-  const dry = ctx.dryRun !== "none";
+  const dry = o.dryRun !== "none";
   for (const [i, wave] of waves.entries()) {
-    if (ctx.signal?.aborted) break;
+    if (o.signal?.aborted) break;
     const waveIndex = ctx.firstWave + i;
     recorder.emit({ type: "group", action, status: "Started", wave: waveIndex });
     const targets: WaitTarget[] = [];
     await forEachLimited(
       wave,
-      ctx.concurrency,
+      o.concurrency,
       async (ref) => {
         const emit = (status: "Successful" | "Skipped" | "Failed", error?: string) => recorder.emit({ type: ctx.action, ref, status, ...(error ? { error } : {}) });
         const d = planned.get(refKey(ref))!;
@@ -67,11 +60,11 @@ export async function runDeleteWaves(ctx: DeleteWavesContext, deletes: readonly 
           }
           return emit("Skipped", d.decision.reason);
         }
-        const blocked = deleteBlockedBy(d.dependents, recorder.tally, { dryRun: dry, noWait: ctx.wait === false });
+        const blocked = deleteBlockedBy(d.dependents, recorder.tally, { dryRun: dry, noWait: !o.wait });
         if (blocked) return emit("Skipped", blocked);
-        if (ctx.dryRun === "client") return emit("Successful");
+        if (o.dryRun === "client") return emit("Successful");
         try {
-          const outcome = await cluster.delete(ref, { propagationPolicy: ctx.propagationPolicy, uid: live.metadata.uid, dryRun: ctx.dryRun === "server" });
+          const outcome = await cluster.delete(ref, { propagationPolicy: o.prunePropagationPolicy, uid: live.metadata.uid, dryRun: o.dryRun === "server" });
           if (!dry && outcome !== "terminating") cache.forget(ref);
           if (!dry) targets.push({ ref, uid: live.metadata.uid });
           emit("Successful");
@@ -82,10 +75,10 @@ export async function runDeleteWaves(ctx: DeleteWavesContext, deletes: readonly 
           emit("Failed", err instanceof ApiError ? `${err.message}${advice ? `; ${advice}` : ""}` : String(err));
         }
       },
-      ctx.signal,
+      o.signal,
     );
     recorder.emit({ type: "group", action, status: "Finished", wave: waveIndex });
-    if (dry || ctx.wait === false) continue;
+    if (dry || !o.wait) continue;
     recorder.emit({ type: "group", action: "Wait", status: "Started", wave: waveIndex });
     const targetKeys = new Set(targets.map((t) => refKey(t.ref)));
     for (const ref of wave) {
@@ -94,7 +87,7 @@ export async function runDeleteWaves(ctx: DeleteWavesContext, deletes: readonly 
       if (a === "Successful") recorder.emit({ type: "wait", ref, status: "Successful" }); // was already gone
       else if (a !== undefined) recorder.emit({ type: "wait", ref, status: "Skipped" });
     }
-    await waitFor(cache, targets, { desired: "NotFound", wave: waveIndex, timeoutMs: ctx.timeoutMs, signal: ctx.signal, emit: recorder.emit, statusOptions: ctx.statusOptions });
+    await waitFor(cache, targets, { desired: "NotFound", wave: waveIndex, timeoutMs: o.pruneTimeoutMs, signal: o.signal, emit: recorder.emit, statusOptions: o.statusOptions });
     recorder.emit({ type: "group", action: "Wait", status: "Finished", wave: waveIndex });
   }
   return { abandoned };

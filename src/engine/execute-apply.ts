@@ -103,24 +103,7 @@ export async function executeApply(plan: ApplyPlan, cluster: Cluster, cache: Liv
   // Prune: what the inventory lists but the package no longer has, dependents first.
   const { abandoned } = o.signal?.aborted
     ? { abandoned: new RefSet() }
-    : await runDeleteWaves(
-        {
-          cluster,
-          cache,
-          recorder,
-          action: "prune",
-          dryRun: o.dryRun,
-          propagationPolicy: o.prunePropagationPolicy,
-          timeoutMs: o.pruneTimeoutMs,
-          concurrency: o.concurrency,
-          signal: o.signal,
-          statusOptions: o.statusOptions,
-          wait: o.wait,
-          firstWave: waveIndex,
-        },
-        plan.deletes,
-        plan.deleteWaves,
-      );
+    : await runDeleteWaves({ cluster, cache, recorder, action: "prune", o, firstWave: waveIndex }, plan.deletes, plan.deleteWaves);
 
   // The final inventory: everything that may still exist.
   emit({ type: "group", action: "Inventory", status: "Started" });

@@ -39,26 +39,11 @@ async function executeDestroy(plan: DestroyPlan, cluster: Cluster, cache: LiveCa
   const emit = recorder.emit;
   const dry = o.dryRun !== "none";
   const { info, stored, previous } = plan.inventory;
-  const { abandoned } = await runDeleteWaves(
-    {
-      cluster,
-      cache,
-      recorder,
-      action: "delete",
-      dryRun: o.dryRun,
-      propagationPolicy: o.prunePropagationPolicy,
-      timeoutMs: o.pruneTimeoutMs,
-      concurrency: o.concurrency,
-      signal: o.signal,
-      statusOptions: o.statusOptions,
-      firstWave: 0,
-    },
-    plan.deletes,
-    plan.deleteWaves,
-  );
+  const { abandoned } = await runDeleteWaves({ cluster, cache, recorder, action: "delete", o, firstWave: 0 }, plan.deletes, plan.deleteWaves);
+
   emit({ type: "group", action: "Inventory", status: "Started" });
   if (!dry && stored) {
-    const left = nextInventory({ previous, applied: [], notApplied: [], notDeleted: notDeleted(plan.deletes, recorder.tally, abandoned), abandoned });
+    const left = nextInventory({ previous, applied: [], notApplied: [], notDeleted: notDeleted(plan.deletes, recorder.tally, abandoned, o.wait), abandoned });
     // Neither is cancellable, and both are guarded: an apply of the package meanwhile keeps its objects listed.
     if (left.length === 0) await deleteClusterInventory(cluster, info, { basedOn: stored });
     // Nothing was deleted (a user who may not delete, say): the stored list is already right,
