@@ -12,11 +12,11 @@ import { resolveOptions, type EngineOptions } from "./options.js";
 export async function previewPlan(command: "apply" | "destroy", pkg: Package, cluster: Cluster, options: EngineOptions = {}): Promise<RunPlan> {
   const o = resolveOptions(options);
   if (command === "destroy") {
-    const { facts, cache } = await gatherDestroyFacts(pkg, cluster, { signal: o.signal });
+    const { facts, cache } = await gatherDestroyFacts(pkg, cluster, o);
     cache.close();
-    return planDestroy(facts, { inventoryPolicy: o.inventoryPolicy });
+    return planDestroy(facts, o);
   }
-  const { facts, cache } = await gatherApplyFacts(pkg, cluster, { serverSide: o.serverSide, signal: o.signal });
+  const { facts, cache } = await gatherApplyFacts(pkg, cluster, o);
   cache.close();
   return planApply(facts, { ...o, dryRun: true });
 }

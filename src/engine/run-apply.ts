@@ -15,7 +15,7 @@ export function runApply(pkg: Package, cluster: Cluster, options: EngineOptions 
   const o = resolveOptions(options);
   return runEvents(cluster, o, async (recorder) => {
     const dry = o.dryRun !== "none";
-    const { facts, cache } = await gatherApplyFacts(pkg, cluster, { serverSide: o.serverSide, pollPeriodMs: o.pollPeriodMs, signal: o.signal });
+    const { facts, cache } = await gatherApplyFacts(pkg, cluster, o);
     try {
       const plan = planApply(facts, { ...o, dryRun: dry });
       if (o.confirm && !dry) await o.confirm(plan);

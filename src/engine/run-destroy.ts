@@ -21,9 +21,9 @@ import { runEvents } from "./run-events.js";
 export function runDestroy(pkg: Package, cluster: Cluster, options: EngineOptions = {}): AsyncIterable<EngineEvent> {
   const o = resolveOptions(options);
   return runEvents(cluster, o, async (recorder) => {
-    const { facts, cache } = await gatherDestroyFacts(pkg, cluster, { pollPeriodMs: o.pollPeriodMs, signal: o.signal });
+    const { facts, cache } = await gatherDestroyFacts(pkg, cluster, o);
     try {
-      const plan = planDestroy(facts, { inventoryPolicy: o.inventoryPolicy });
+      const plan = planDestroy(facts, o);
       if (o.confirm && o.dryRun === "none") await o.confirm(plan);
       const info = plan.inventory.info;
       const objects = plan.deleteWaves.flat().map((ref) => ({ ref, action: "Delete" as const }));
