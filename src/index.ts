@@ -36,28 +36,25 @@ export interface TargetOptions extends Omit<KubeconfigOptions, "cluster"> {
   cluster?: Cluster;
 }
 
-async function open(t: TargetOptions): Promise<{ pkg: Package; cluster: Cluster; owned: boolean }> {
+async function packageOf(t: TargetOptions): Promise<Package> {
   const pkg = t.package ?? (t.path !== undefined ? await readPackage(t.path) : undefined);
   if (!pkg) throw new TypeError("give either `path` or `package`");
-  const { cluster: given, clusterName, path: _path, package: _pkg, ...connection } = t;
-  const cluster = given ?? new KubeCluster({ ...connection, cluster: clusterName });
-  return { pkg, cluster, owned: !t.cluster };
+  return pkg;
 }
 
-/** The package's health rules (docs/health-rules.md), unless the caller gave its own statusOptions. */
-async function packageStatusOptions(pkg: Package, given: EngineOptions["statusOptions"]): Promise<EngineOptions["statusOptions"]> {
-  if (given) return given;
-  const healthRules = await loadHealthRules({ packageDocuments: pkg.healthRules ?? [] });
-  return healthRules ? { healthRules } : undefined;
+function clusterOf(t: TargetOptions): { cluster: Cluster; owned: boolean } {
+  const { cluster: given, clusterName, path: _path, package: _pkg, ...connection } = t;
+  return given ? { cluster: given, owned: false } : { cluster: new KubeCluster({ ...connection, cluster: clusterName }), owned: true };
 }
 
 async function* withCluster<T>(t: TargetOptions & Pick<EngineOptions, "statusOptions">, run: (pkg: Package, cluster: Cluster, statusOptions: EngineOptions["statusOptions"]) => AsyncIterable<T>): AsyncIterable<T> {
-  const pkg = t.package ?? (t.path !== undefined ? await readPackage(t.path) : undefined);
-  // Bad rules stop the run before any connection is opened.
-  const statusOptions = pkg ? await packageStatusOptions(pkg, t.statusOptions) : undefined;
-  const { cluster, owned } = await open({ ...t, ...(pkg ? { package: pkg } : {}) });
+  const pkg = await packageOf(t);
+  // The package's health rules (docs/health-rules.md), unless the caller gave its own statusOptions:
+  // bad rules stop the run before any connection is opened.
+  const healthRules = t.statusOptions ? undefined : await loadHealthRules({ packageDocuments: pkg.healthRules ?? [] });
+  const { cluster, owned } = clusterOf(t);
   try {
-    yield* run(pkg!, cluster, statusOptions);
+    yield* run(pkg, cluster, t.statusOptions ?? (healthRules ? { healthRules } : undefined));
   } finally {
     if (owned) cluster.close();
   }
@@ -75,7 +72,8 @@ export function destroy(options: TargetOptions & EngineOptions): AsyncIterable<E
 
 /** What `apply` (or, with `command: "destroy"`, `destroy`) would do, as data; nothing is written. */
 export async function plan(options: TargetOptions & EngineOptions & { command?: "apply" | "destroy" }): Promise<RunPlan> {
-  const { pkg, cluster, owned } = await open(options);
+  const pkg = await packageOf(options);
+  const { cluster, owned } = clusterOf(options);
   try {
     return await previewPlan(options.command ?? "apply", pkg, cluster, options);
   } finally {
