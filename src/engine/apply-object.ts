@@ -13,6 +13,7 @@ import type { PatchSchema } from "../apply/csa/patch-schema.js";
 import { deepEqualJson, type JsonValue } from "../apply/csa/json-value.js";
 import { isCsaNoop, planClientSideApply, type CsaPlan } from "../apply/csa/plan-csa.js";
 import { isSsaNoop } from "../apply/ssa-noop.js";
+import { migrateToServerSide, migrationDue, previewAfterMigration, readMigrated } from "../apply/ssa-migration.js";
 import { previewLocally } from "../apply/local-preview.js";
 import { storedForm } from "../apply/csa/stored-form.js";
 
@@ -100,7 +101,11 @@ export async function applyObject(ctx: ApplyObjectContext, desired: KubeObject, 
     if (ctx.serverSide) {
       if (live && isSsaNoop(desired, live, ctx.fieldManager)) return { status: "Successful", operation: "unchanged", object: live };
       if (ctx.dryRun === "client") return await dryRunLocally(ctx, desired, live);
-      const result = await ctx.cluster.apply(desired, { fieldManager: ctx.fieldManager, force: ctx.forceConflicts, dryRun });
+      // Applied client-side before: its fields become this manager's first, so dropped ones go (kubectl's migration).
+      const migrate = migrationDue(live);
+      if (migrate && !dryRun) await migrateToServerSide(ctx.cluster, ref, ctx.fieldManager);
+      let result = await ctx.cluster.apply(desired, { fieldManager: ctx.fieldManager, force: ctx.forceConflicts, dryRun });
+      if (migrate && dryRun) result = await previewAfterMigration(ctx.cluster, ref, desired, result, ctx.fieldManager, await ctx.schemaFor(desired));
       // A dry run never bumps resourceVersion, so there the objects themselves are compared.
       const same = dryRun ? sameContent(result, live) : result.metadata.resourceVersion === live?.metadata.resourceVersion;
       const operation: ApplyOperation = !live ? "created" : same ? "unchanged" : "configured";
@@ -151,6 +156,7 @@ export async function applyObject(ctx: ApplyObjectContext, desired: KubeObject, 
 
 /** What a dry run would return, computed without the server (see apply/local-preview.ts). */
 async function dryRunLocally(ctx: ApplyObjectContext, desired: KubeObject, live: KubeObject | undefined): Promise<ApplyObjectResult> {
-  const object = previewLocally(desired, live, { serverSide: ctx.serverSide, fieldManager: ctx.fieldManager, schema: live ? await ctx.schemaFor(desired) : undefined });
+  const base = ctx.serverSide && migrationDue(live) ? ((await readMigrated(ctx.cluster, refOf(desired), ctx.fieldManager)) ?? live) : live;
+  const object = previewLocally(desired, base, { serverSide: ctx.serverSide, fieldManager: ctx.fieldManager, schema: live ? await ctx.schemaFor(desired) : undefined });
   return { status: "Successful", operation: !live ? "created" : sameContent(object, live) ? "unchanged" : "configured", object };
 }

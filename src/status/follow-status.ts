@@ -36,10 +36,16 @@ export function followStatus(cluster: Cluster, refs: ObjRef[], opts: FollowStatu
     const object = cache.get(ref);
     const r = statusOfLive(object, now(), opts.statusOptions);
     const prev = last.get(refKey(ref));
-    if (prev && prev.status === r.status && prev.message === r.message) return;
-    const ev: StatusEvent = { type: "status", ref, status: r.status, message: r.message, ...(object ? { object } : {}) };
+    const heldBy = r.heldBy?.length ? { heldBy: r.heldBy } : {};
+    if (prev && prev.status === r.status && prev.message === r.message && JSON.stringify(prev.heldBy) === JSON.stringify(heldBy.heldBy)) return;
+    const ev: StatusEvent = { type: "status", ref, status: r.status, message: r.message, ...heldBy, ...(object ? { object } : {}) };
     last.set(refKey(ref), ev);
     channel.push(ev);
+  };
+  /** Whether the poll-until condition still waits on this object (forever: every object). */
+  const stillAwaited = (ref: ObjRef) => {
+    const s = last.get(refKey(ref))?.status;
+    return until === "current" ? s !== "Current" : until === "deleted" ? s !== "NotFound" : until === "forever" || s === "Unknown";
   };
   const done = () => {
     const statuses = [...last.values()].map((e) => e.status);
@@ -71,6 +77,7 @@ export function followStatus(cluster: Cluster, refs: ObjRef[], opts: FollowStatu
           });
           ticker = setInterval(() => {
             for (const r of refs) publish(r); // time-based rules
+            cache.refreshQuiet(refs.filter(stillAwaited)); // not only the watch (live-cache.ts)
             check();
           }, 1000);
           if (opts.timeoutMs) timer = setTimeout(finish, opts.timeoutMs);
