@@ -19,7 +19,7 @@ export interface LocalPreviewOptions {
 /** What the object would be after apply; the live object itself when apply would not change it. Throws PatchError. */
 export function previewLocally(desired: KubeObject, live: KubeObject | undefined, o: LocalPreviewOptions): KubeObject {
   if (o.serverSide) return storedForm(previewServerSideApply(desired, live, o.fieldManager, o.schema), live);
-  const plan = planClientSideApply(desired, live, o.schema);
+  const plan = planClientSideApply(desired, live, o.schema, o.fieldManager);
   if (plan.op === "create") return storedForm(plan.body, live);
   if (plan.op === "patch") return storedForm(plan.preview, live);
   return live!;

@@ -2,17 +2,18 @@
 // three-way patch) or server-side applies it, and says what happened. Per-object failures are
 // results, never exceptions.
 
-import { ApiError, briefApiError, forbiddenAdvice, forbiddenOf } from "../cluster/api-error.js";
+import { ApiError, briefApiError, forbiddenAdvice, forbiddenOf, WebhookUnavailableError } from "../cluster/api-error.js";
 import type { Cluster } from "../cluster/types.js";
 import type { ApplyOperation, DryRunStrategy } from "../events.js";
 import { ownershipOf, policyAllows, policyRefusal, type InventoryPolicy } from "../inventory/policy.js";
-import { refOf } from "../object/ref.js";
+import { refOf, type ObjRef } from "../object/ref.js";
 import type { KubeObject, SourcePos } from "../object/types.js";
 import type { LiveCache } from "../status/live-cache.js";
 import type { PatchSchema } from "../apply/csa/patch-schema.js";
 import { deepEqualJson, type JsonValue } from "../apply/csa/json-value.js";
 import { isCsaNoop, planClientSideApply, type CsaPlan } from "../apply/csa/plan-csa.js";
 import { isSsaNoop } from "../apply/ssa-noop.js";
+import { retryWhileWebhookUnavailable, WEBHOOK_RETRY_WITHOUT_TIMEOUT_MS, type WebhookRetry } from "../apply/webhook-retry.js";
 import { migrateToServerSide, migrationDue, previewAfterMigration, readMigrated } from "../apply/ssa-migration.js";
 import { previewLocally } from "../apply/local-preview.js";
 import { storedForm } from "../apply/csa/stored-form.js";
@@ -28,6 +29,8 @@ export interface ApplyObjectContext {
   dryRun: DryRunStrategy;
   /** The strategic-merge schema for built-in kinds; undefined means JSON merge patch. */
   schemaFor(obj: KubeObject): Promise<PatchSchema | undefined>;
+  /** How a write refused by an unreachable admission webhook is retried (apply/webhook-retry.ts); never in a dry run. */
+  webhookRetry?: (ref: ObjRef) => WebhookRetry;
 }
 
 export interface ApplyObjectResult {
@@ -63,6 +66,9 @@ function describeApiError(err: unknown, verb: string, serverSide: boolean, sourc
     // The server's words (kpt prints them too), and for a 403 which permission to ask for.
     const advice =
       forbiddenAdvice(err) ??
+      (err instanceof WebhookUnavailableError
+        ? `admission webhook "${err.webhook}" was still not reachable (${err.why}) after retrying until the wave's reconcile timeout (${WEBHOOK_RETRY_WITHOUT_TIMEOUT_MS / 60_000}m without --reconcile-timeout): check the webhook's Service and Pods, or raise --reconcile-timeout`
+        : undefined) ??
       (err.status === 422 && /metadata\.annotations: Too long/.test(err.message) && !serverSide
         ? "client-side apply keeps a copy of the object in its last-applied-configuration annotation, which the server limits to 256 KiB: apply with --server-side"
         : undefined);
@@ -97,14 +103,16 @@ export async function applyObject(ctx: ApplyObjectContext, desired: KubeObject, 
     if (!policyAllows(ownership, ctx.policy)) return { status: "Skipped", error: policyRefusal(live, ownership, ctx.policy, "Apply") };
   }
   const dryRun = ctx.dryRun === "server";
+  const retry = ctx.dryRun === "none" ? ctx.webhookRetry?.(ref) : undefined;
+  const write = <T>(fn: () => Promise<T>) => retryWhileWebhookUnavailable(fn, retry);
   try {
     if (ctx.serverSide) {
       if (live && isSsaNoop(desired, live, ctx.fieldManager)) return { status: "Successful", operation: "unchanged", object: live };
       if (ctx.dryRun === "client") return await dryRunLocally(ctx, desired, live);
       // Applied client-side before: its fields become this manager's first, so dropped ones go (kubectl's migration).
       const migrate = migrationDue(live);
-      if (migrate && !dryRun) await migrateToServerSide(ctx.cluster, ref, ctx.fieldManager);
-      let result = await ctx.cluster.apply(desired, { fieldManager: ctx.fieldManager, force: ctx.forceConflicts, dryRun });
+      if (migrate && !dryRun) await write(() => migrateToServerSide(ctx.cluster, ref, ctx.fieldManager));
+      let result = await write(() => ctx.cluster.apply(desired, { fieldManager: ctx.fieldManager, force: ctx.forceConflicts, dryRun }));
       if (migrate && dryRun) result = await previewAfterMigration(ctx.cluster, ref, desired, result, ctx.fieldManager, await ctx.schemaFor(desired));
       // A dry run never bumps resourceVersion, so there the objects themselves are compared.
       const same = dryRun ? sameContent(result, live) : result.metadata.resourceVersion === live?.metadata.resourceVersion;
@@ -117,16 +125,16 @@ export async function applyObject(ctx: ApplyObjectContext, desired: KubeObject, 
     let createdByLostTry = false;
     for (let attempt = 1; ; attempt++) {
       // A create needs no merge keys; a patch does.
-      const plan = reuse ?? planClientSideApply(desired, live, live ? await ctx.schemaFor(desired) : undefined);
+      const plan = reuse ?? planClientSideApply(desired, live, live ? await ctx.schemaFor(desired) : undefined, ctx.fieldManager);
       reuse = undefined;
       if (plan.op === "unchanged") return { status: "Successful", operation: createdByLostTry ? "created" : "unchanged", object: live };
       if (ctx.dryRun === "client") return { status: "Successful", operation: plan.op === "create" ? "created" : "configured", object: storedForm(plan.op === "patch" ? plan.preview : plan.body, live) };
       try {
         if (plan.op === "create") {
-          const object = await ctx.cluster.create(plan.body, { dryRun, fieldManager: "kubectl-client-side-apply" });
+          const object = await write(() => ctx.cluster.create(plan.body, { dryRun, fieldManager: "kubectl-client-side-apply" }));
           return { status: "Successful", operation: "created", object };
         }
-        const object = await ctx.cluster.patch(ref, plan.patch, plan.patchType, { dryRun, fieldManager: "kubectl-client-side-apply" });
+        const object = await write(() => ctx.cluster.patch(ref, plan.patch, plan.patchType, { dryRun, fieldManager: "kubectl-client-side-apply" }));
         return { status: "Successful", operation: "configured", object };
       } catch (err) {
         // Created by someone else since we listed it: read it and patch instead, once.

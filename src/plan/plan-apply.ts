@@ -136,7 +136,7 @@ function decideOperation(po: PackageObject, live: KubeObject | undefined, facts:
   const schema = facts.schemas.get(schemaKey(po.object));
   if (schema instanceof Error) return { operation: "update" };
   try {
-    const csa = planClientSideApply(po.object, live, schema);
+    const csa = planClientSideApply(po.object, live, schema, o.fieldManager);
     return { operation: csa.op === "unchanged" ? "unchanged" : "update", csa };
   } catch {
     return { operation: "update" };
