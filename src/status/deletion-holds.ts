@@ -86,11 +86,10 @@ export function deletionHolds(obj: KubeObject): WaitReason[] {
     const t = conditions.find((c) => c.type === "Terminating" && c.status === "True");
     if (t) reasons.push({ message: `Terminating: ${t.reason || "InstanceDeletionInProgress"}`, ...(t.message ? { detail: t.message } : {}) });
   }
-  const finalizers = [
-    ...(Array.isArray(obj.metadata.finalizers) ? obj.metadata.finalizers : []),
-    // A Namespace's own finalizer list, which the controller empties once its content is gone.
-    ...(obj.kind === "Namespace" && Array.isArray((obj.spec as { finalizers?: unknown } | undefined)?.finalizers) ? (obj.spec as { finalizers: unknown[] }).finalizers : []),
-  ].filter((f): f is string => typeof f === "string" && f !== "");
+  // A Namespace's own finalizer list, which the controller empties once its content is gone:
+  // named only when no condition says more precisely why the content is not gone.
+  const namespaceFinalizers = obj.kind === "Namespace" && reasons.length === 0 ? (obj.spec as { finalizers?: unknown } | undefined)?.finalizers : undefined;
+  const finalizers = [...(Array.isArray(obj.metadata.finalizers) ? obj.metadata.finalizers : []), ...(Array.isArray(namespaceFinalizers) ? namespaceFinalizers : [])].filter((f): f is string => typeof f === "string" && f !== "");
   for (const f of new Set(finalizers)) {
     const meaning = FINALIZER_MEANING[f];
     reasons.push({ message: `finalizer ${f}${meaning ? ` (${meaning})` : ""}` });

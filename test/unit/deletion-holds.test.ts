@@ -62,12 +62,17 @@ describe("deletionHolds", () => {
     [
       "a Namespace whose discovery fails names the API group and its APIService",
       stuckNamespace,
-      ["NamespaceDeletionDiscoveryFailure: cannot discover API group metrics.k8s.io/v1beta1 (APIService v1beta1.metrics.k8s.io)", "finalizer kubernetes (the namespace's content is deleted first)"],
+      ["NamespaceDeletionDiscoveryFailure: cannot discover API group metrics.k8s.io/v1beta1 (APIService v1beta1.metrics.k8s.io)"],
     ],
     [
       "a Namespace whose content is still there",
       namespaceWithContent,
-      ["NamespaceContentRemaining (SomeResourcesRemain)", "NamespaceFinalizersRemaining (SomeFinalizersRemain)", "finalizer kubernetes (the namespace's content is deleted first)"],
+      ["NamespaceContentRemaining (SomeResourcesRemain)", "NamespaceFinalizersRemaining (SomeFinalizersRemain)"],
+    ],
+    [
+      "a Namespace whose content is still being deleted, nothing failing: its own finalizer",
+      yaml(`{apiVersion: v1, kind: Namespace, metadata: {name: x, deletionTimestamp: "2026-01-01T00:00:00Z"}, spec: {finalizers: [kubernetes]}, status: {phase: Terminating}}`),
+      ["finalizer kubernetes (the namespace's content is deleted first)"],
     ],
     ["a CRD removing its custom resources", terminatingCrd, ["Terminating: InstanceDeletionInProgress", "finalizer customresourcecleanup.apiextensions.k8s.io (its custom resources are deleted first)"]],
     ["a claim a Pod still uses", claimInUse, ["finalizer kubernetes.io/pvc-protection (the claim is still used by a Pod)"]],
@@ -114,7 +119,7 @@ describe("what a wait and a status line say about an object being deleted", () =
     const r = computeStatus(stuckNamespace);
     expect(r.message).toBe("Resource scheduled for deletion");
     expect(formatStatusLine({ ref: { group: "", kind: "Namespace", namespace: "", name: "app" }, status: r.status, message: r.message, heldBy: r.heldBy })).toBe(
-      "namespace/app is Terminating: Resource scheduled for deletion; held by NamespaceDeletionDiscoveryFailure: cannot discover API group metrics.k8s.io/v1beta1 (APIService v1beta1.metrics.k8s.io); finalizer kubernetes (the namespace's content is deleted first)",
+      "namespace/app is Terminating: Resource scheduled for deletion; held by NamespaceDeletionDiscoveryFailure: cannot discover API group metrics.k8s.io/v1beta1 (APIService v1beta1.metrics.k8s.io)",
     );
   });
 });
