@@ -23,7 +23,7 @@ describe("an unavailable aggregated API (metrics-server without its backend)", (
   let stateDir: string;
   let metricsServer: string;
 
-  const ours = (args: string[]): Promise<RunResult> => kptTs(args, { env });
+  const ours = (args: string[], opts: { timeoutMs?: number } = {}): Promise<RunResult> => kptTs(args, { env, ...opts });
   const kc = (args: string[]) => kubectl(args, { env });
   const warnings = (r: RunResult) => r.stderr.split("\n").filter((l) => l.startsWith("[WARN] API group"));
 
@@ -70,6 +70,15 @@ describe("an unavailable aggregated API (metrics-server without its backend)", (
     const again = await ours(["live", "apply", dir]);
     expect(again.code, printed(again)).toBe(0);
     expect(again.stdout).toContain("configmap/settings unchanged");
+
+    // Only what needs the group fails: an inventory that also lists an object of metrics.k8s.io.
+    const rg = JSON.parse((await kc(["get", "resourcegroups.kpt.dev", "-n", ns, "-o", "json"])).stdout).items[0];
+    const patch = JSON.stringify([{ op: "add", path: "/spec/resources/-", value: { group: "metrics.k8s.io", kind: "NodeMetrics", name: "kwok-node-0", namespace: "" } }]);
+    expect((await kc(["patch", "resourcegroups.kpt.dev", rg.metadata.name, "-n", ns, "--type=json", "-p", patch])).code).toBe(0);
+    const mixed = await ours(["live", "status", dir], { timeoutMs: 30_000 });
+    expect(mixed.code, printed(mixed)).toBe(0);
+    expect(mixed.stdout).toContain("configmap/settings is Current");
+    expect(mixed.stdout).toMatch(/nodemetrics\.metrics\.k8s\.io\/kwok-node-0 is Unknown: .*API group metrics\.k8s\.io\/v1beta1 is unavailable \(APIService v1beta1\.metrics\.k8s\.io is not available\)/);
   });
 
   it("destroy of a namespace package fails at its delete timeout, naming the API group; live status names it too", async () => {
