@@ -50,6 +50,8 @@ export interface ApplyObjectResult {
 
 /** True when a failed write may have taken effect: no answer, a server error, or an earlier try whose answer was lost. */
 function outcomeUnknown(err: unknown): boolean {
+  // A webhook the server could not call refused the write before anything was stored.
+  if (err instanceof WebhookUnavailableError && err.attempts === 1) return false;
   return !(err instanceof ApiError) || err.status >= 500 || err.attempts > 1;
 }
 
