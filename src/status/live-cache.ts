@@ -49,6 +49,15 @@ interface Collection {
  */
 export const QUIET_REREAD_MS = 5_000;
 
+/**
+ * A watch that delivers nothing, not even a BOOKMARK, for this long is replaced. The API server
+ * sends a bookmark about once a minute on a watch that asks for them (the watch cache's periodic
+ * bookmarks, measured at 60 s on 1.35), so two and a half minutes of silence means the stream is
+ * dead (a half-open connection, a stuck proxy); a server that sends no bookmarks gets a fresh
+ * LIST and WATCH of the kind every 150 s, which is cheap.
+ */
+export const WATCH_IDLE_MS = 150_000;
+
 const PER_NAME_LIMIT = 2;
 
 function collectionKey(group: string, kind: string, namespace: string): string {
@@ -84,7 +93,7 @@ export class LiveCache {
 
   constructor(
     private readonly cluster: Cluster,
-    private readonly opts: { pollPeriodMs?: number; signal?: AbortSignal; onError?: (err: unknown) => void } = {},
+    private readonly opts: { pollPeriodMs?: number; signal?: AbortSignal; onError?: (err: unknown) => void; watchIdleMs?: number } = {},
   ) {
     // Every list and watch listens on this signal; hundreds at once are expected.
     setMaxListeners(0, this.abort.signal);
@@ -254,9 +263,15 @@ export class LiveCache {
       const stop = () => watchAbort.abort();
       signal.addEventListener("abort", stop, { once: true });
       c.watches.set(name, watchAbort);
+      const idle = setTimeout(() => {
+        this.stats.watchesReplaced++;
+        watchAbort.abort();
+      }, this.opts.watchIdleMs ?? WATCH_IDLE_MS);
+      idle.unref?.();
       try {
         this.stats.watches++;
         for await (const ev of this.cluster.watch({ group: c.group, kind: c.kind, namespace: ns, resourceVersion: rv, fieldSelector }, watchAbort.signal)) {
+          idle.refresh();
           if (ev.type === "BOOKMARK") continue;
           const objName = ev.object.metadata.name ?? "";
           if (ev.type === "DELETED") {
@@ -279,6 +294,7 @@ export class LiveCache {
         await sleep(backoff, undefined, { signal }).catch(() => {});
         backoff = Math.min(backoff * 2, 10_000);
       } finally {
+        clearTimeout(idle);
         signal.removeEventListener("abort", stop);
         if (c.watches.get(name) === watchAbort) c.watches.delete(name);
       }
