@@ -81,6 +81,21 @@ describe("an unavailable aggregated API (metrics-server without its backend)", (
     expect(mixed.stdout).toMatch(/nodemetrics\.metrics\.k8s\.io\/kwok-node-0 is Unknown: .*API group metrics\.k8s\.io\/v1beta1 is unavailable \(APIService v1beta1\.metrics\.k8s\.io is not available\)/);
   });
 
+  it("a package with an object of that group: only that object fails, naming the APIService; the rest applies", async () => {
+    const ns = uniqueName("e2e-mixed");
+    expect((await kc(["create", "namespace", ns])).code).toBe(0);
+    const podMetrics = JSON.stringify({ apiVersion: "metrics.k8s.io/v1beta1", kind: "PodMetrics", metadata: { name: "x", namespace: ns } }) + "\n";
+    const dir = await writePackage({ "objects.yaml": docs(podMetrics, configMap("settings", ns)) });
+    expect((await ours(["live", "init", "--namespace", ns, dir])).code).toBe(0);
+    const r = await ours(["live", "apply", "--reconcile-timeout=1m", dir]);
+    expect(r.code, printed(r)).toBe(3);
+    expect(r.stdout).toContain("configmap/settings created");
+    expect(r.stdout).toContain(
+      'podmetrics.metrics.k8s.io/x apply failed: error when creating "objects.yaml": cannot use PodMetrics.metrics.k8s.io: API group metrics.k8s.io/v1beta1 is unavailable (APIService v1beta1.metrics.k8s.io is not available); fix or remove the APIService',
+    );
+    expect(warnings(r)).toHaveLength(1);
+  });
+
   it("destroy of a namespace package fails at its delete timeout, naming the API group; live status names it too", async () => {
     const ns = uniqueName("e2e-stuck-ns");
     const dir = await writePackage({ "ns.yaml": docs(namespaceObject(ns), configMap("inside", ns)) });
