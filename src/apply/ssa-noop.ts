@@ -4,6 +4,7 @@
 
 import type { KubeObject } from "../model/kube-object.js";
 import { storedForm } from "./csa/stored-form.js";
+import { clientSideManagers } from "./csa-upgrade.js";
 
 type Json = unknown;
 
@@ -65,6 +66,8 @@ function ownedFieldsPresent(fields: Json, config: Json): boolean {
 }
 
 export function isSsaNoop(config: KubeObject, live: KubeObject, fieldManager: string): boolean {
+  // A client-side applier still owns fields: they must be migrated first (csa-upgrade.ts).
+  if (clientSideManagers(live).size > 0) return false;
   const managed = Array.isArray(live.metadata.managedFields) ? (live.metadata.managedFields as Record<string, Json>[]) : [];
   const ours = managed.filter((m) => m.manager === fieldManager && m.operation === "Apply");
   if (ours.length === 0) return false; // the server must record our ownership first

@@ -120,7 +120,8 @@ export function apiErrorFrom(status: number, body: string, what: string, retryAf
   const ra = retryAfter !== undefined ? Number(retryAfter) : s?.details?.retryAfterSeconds;
   const d = s?.kind === "Status" && typeof s.details === "object" && s.details ? s.details : undefined;
   const details: StatusDetails | undefined = d && { ...(typeof d.name === "string" ? { name: d.name } : {}), ...(typeof d.group === "string" ? { group: d.group } : {}), ...(typeof d.kind === "string" ? { kind: d.kind } : {}) };
-  return new ApiError(status, reason, message, causes, Number.isFinite(ra) ? Number(ra) : undefined, details);
+  const err = new ApiError(status, reason, message, causes, Number.isFinite(ra) ? Number(ra) : undefined, details);
+  return webhookUnavailableOf(err) ?? err;
 }
 
 /** What a 403 says, from the API server's sentence. */
@@ -160,4 +161,48 @@ export function forbiddenAdvice(err: ApiError): string | undefined {
   const f = forbiddenOf(err);
   if (!f) return "your user lacks the RBAC permission for this: ask a cluster administrator for it, or use a context that has it (--context)";
   return `ask a cluster administrator to grant "${f.verb}" on ${f.resource} ${f.namespace ? `in namespace ${f.namespace}` : "cluster-wide"}, or use a context that has it (--context)`;
+}
+
+/**
+ * The API server could not reach an admission webhook (`failed calling webhook "x": ... connection
+ * refused`, no endpoints for its Service, a timeout): the webhook's server is not up yet, usually
+ * because the same package installs it and its Pod is still starting. The request was refused
+ * before anything was stored, and the same request will pass once the webhook serves. A webhook
+ * that answered and denied the request is not this error.
+ */
+export class WebhookUnavailableError extends ApiError {
+  constructor(
+    base: ApiError,
+    /** The webhook's name in its configuration (`validate.example.com`). */
+    readonly webhook: string,
+    /** Why it could not be called, in brief (`connection refused`, `no endpoints available for service "x"`). */
+    readonly why: string,
+  ) {
+    super(base.status, base.reason, base.message, base.causes, base.retryAfterSeconds, base.details);
+    this.name = "WebhookUnavailableError";
+    this.attempts = base.attempts;
+  }
+}
+
+/** What in the cause of a failed webhook call says its server was not there (or not answering). */
+const UNREACHABLE: [RegExp, (m: RegExpExecArray) => string][] = [
+  [/connect: connection refused/, () => "connection refused"],
+  [/no endpoints available for service "([^"]+)"/, (m) => `no endpoints available for service "${m[1]}"`],
+  [/service "([^"]+)" not found/, (m) => `service "${m[1]}" not found`],
+  [/context deadline exceeded|Client\.Timeout exceeded|i\/o timeout|TLS handshake timeout|timed out/, () => "timed out"],
+  [/connection reset by peer|: EOF\b|EOF$/, () => "connection closed"],
+  [/no route to host|network is unreachable|no such host/, (m) => m[0]],
+];
+
+/** The typed error for a webhook the server could not call; undefined for any other error. */
+export function webhookUnavailableOf(err: unknown): WebhookUnavailableError | undefined {
+  if (err instanceof WebhookUnavailableError) return err;
+  if (!(err instanceof ApiError) || err.status < 500) return undefined;
+  const m = /failed calling webhook "([^"]+)": (.*)$/s.exec(err.message);
+  if (!m) return undefined;
+  for (const [re, brief] of UNREACHABLE) {
+    const found = re.exec(m[2]!);
+    if (found) return new WebhookUnavailableError(err, m[1]!, brief(found));
+  }
+  return undefined;
 }

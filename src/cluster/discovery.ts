@@ -16,6 +16,18 @@ export interface ResourceMapping {
   verbs: string[];
 }
 
+/**
+ * A group/version the cluster lists but cannot describe: an aggregated API whose APIService has
+ * no working backend (aggregated discovery marks it Stale; the per-version walk gets an error).
+ * Every other group is discovered as usual; only this one's kinds are unknown.
+ */
+export interface UnavailableGroupVersion {
+  group: string;
+  version: string;
+  /** The per-version walk's error, when that is how it was found. */
+  error?: string;
+}
+
 export interface GroupVersionKind {
   group: string;
   version: string;
@@ -31,6 +43,7 @@ export class RestMapper {
   private byGk = new Map<string, ResourceMapping>();
   private loading?: Promise<void>;
   private loadedAt = 0;
+  private stale: UnavailableGroupVersion[] = [];
 
   constructor(
     private readonly transport: Transport,
@@ -41,9 +54,11 @@ export class RestMapper {
     const [core, apis] = await Promise.all([this.fetchAggregated("/api"), this.fetchAggregated("/apis")]);
     const byGvk = new Map<string, ResourceMapping>();
     const byGk = new Map<string, ResourceMapping>();
+    const stale: UnavailableGroupVersion[] = [];
     for (const g of [...core, ...apis]) {
       const group: string = g.metadata?.name ?? "";
       (g.versions ?? []).forEach((v: any, index: number) => {
+        if (v.freshness === "Stale" || v.error !== undefined) stale.push({ group, version: String(v.version), ...(v.error !== undefined ? { error: String(v.error) } : {}) });
         for (const r of v.resources ?? []) {
           const kind = r.responseKind?.kind;
           if (!kind || String(r.resource).includes("/")) continue;
@@ -63,6 +78,7 @@ export class RestMapper {
     }
     this.byGvk = byGvk;
     this.byGk = byGk;
+    this.stale = stale;
     this.loadedAt = Date.now();
   }
 
@@ -95,9 +111,15 @@ export class RestMapper {
         metadata: { name: group },
         versions: await Promise.all(
           versions.map(async (version) => {
-            const list = await this.transport.request<any>("GET", group ? `/apis/${group}/${version}` : `/api/${version}`).catch(() => ({ resources: [] }));
+            // One group that fails (an aggregated API without its backend) does not stop the others.
+            let error: string | undefined;
+            const list = await this.transport.request<any>("GET", group ? `/apis/${group}/${version}` : `/api/${version}`).catch((err: unknown) => {
+              error = err instanceof Error ? err.message : String(err);
+              return { resources: [] };
+            });
             return {
               version,
+              ...(error !== undefined ? { error } : {}),
               resources: (list.resources ?? []).map((r: any) => ({
                 resource: r.name,
                 responseKind: { kind: r.kind },
@@ -149,6 +171,17 @@ export class RestMapper {
       await this.ensure();
     }
     return this.byGk.get(`${group}/${kind}`);
+  }
+
+  /** The group/versions discovery could not describe (see UnavailableGroupVersion), once loaded. */
+  async unavailable(): Promise<readonly UnavailableGroupVersion[]> {
+    await this.ensure();
+    return this.stale;
+  }
+
+  /** The unavailable group/version of `group`, if the last discovery found one (no request). */
+  unavailableOf(group: string): UnavailableGroupVersion | undefined {
+    return this.stale.find((s) => s.group === group);
   }
 
   /** Scope lookup without refreshing, for planning over many objects. */

@@ -12,6 +12,7 @@ import { diskCacheFor, type HttpCache } from "./disk-cache.js";
 import { loadConnection, type KubeconfigOptions } from "./kubeconfig.js";
 import { withoutDescriptions } from "./openapi-slim.js";
 import { Transport } from "./transport.js";
+import { apiServiceOf, availabilityOf, unavailableGroupMessage, type UnavailableApi } from "./unavailable-apis.js";
 import { WatchExpiredError, type Cluster, type DeleteOptions, type ListResult, type PatchType, type Scope, type WatchEvent, type WatchQuery, type WriteOptions } from "./types.js";
 
 const PATCH_CONTENT_TYPES: Record<PatchType | "apply", string> = {
@@ -108,7 +109,11 @@ export class KubeCluster implements Cluster {
     const m = apiVersion
       ? await this.discover(() => this.mapper.forGvk({ group, version: apiVersion.includes("/") ? apiVersion.split("/")[1]! : apiVersion, kind }))
       : await this.discover(() => this.mapper.forGroupKind(group, kind));
-    if (!m) throw new NotServedError(group, kind, apiVersion);
+    if (!m) {
+      const unavailable = this.mapper.unavailableOf(group);
+      if (unavailable) throw new ApiError(503, "ServiceUnavailable", unavailableGroupMessage(unavailable, `use ${group ? `${kind}.${group}` : kind}`));
+      throw new NotServedError(group, kind, apiVersion);
+    }
     return m;
   }
 
@@ -259,6 +264,22 @@ export class KubeCluster implements Cluster {
     } finally {
       res.destroy();
     }
+  }
+
+  /**
+   * The aggregated APIs discovery found listed but unavailable, each with its APIService's own
+   * reason when this identity may read it. Empty when all is well (no request beyond discovery).
+   */
+  async unavailableApis(signal?: AbortSignal): Promise<UnavailableApi[]> {
+    const stale = await this.mapper.unavailable().catch(() => []);
+    return Promise.all(
+      stale.map(async (s) => {
+        const apiService = apiServiceOf(s.group, s.version);
+        const obj = await this.transport.request<unknown>("GET", `/apis/apiregistration.k8s.io/v1/apiservices/${encodeURIComponent(apiService)}`, { signal, what: `get APIService ${apiService}` }).catch(() => undefined);
+        const condition = availabilityOf(obj);
+        return { ...s, apiService, ...(condition ? { condition } : {}) };
+      }),
+    );
   }
 
   /** The /openapi/v3 index: each group/version's document URL, with its hash. */

@@ -19,7 +19,7 @@ export type Outcome =
    */
   | { kind: "network"; code: string; reachedBefore?: boolean }
   /** An HTTP error answer. */
-  | { kind: "http"; status: number; retryAfterSeconds?: number; tooLarge?: boolean };
+  | { kind: "http"; status: number; retryAfterSeconds?: number; tooLarge?: boolean; webhookUnavailable?: boolean };
 
 export interface RetryLimits {
   /** Tries in all for failures (network errors, 5xx), the first included. */
@@ -73,6 +73,9 @@ export function retryDelayMs(outcome: Outcome, attempt: number, idempotent: bool
   }
   // Larger than the server (or etcd behind it) takes: the same request can never succeed.
   if (outcome.tooLarge || outcome.status === 413) return undefined;
+  // An admission webhook not serving yet: the write is retried where it is made, for as long
+  // as the run waits (apply/webhook-retry.ts), and says so; quick tries here would only hide it.
+  if (outcome.webhookUnavailable) return undefined;
   const afterSeconds = outcome.retryAfterSeconds;
   const serverSays = afterSeconds !== undefined ? Math.round(Math.min(limits.maxRetryAfterSeconds, Math.max(1, afterSeconds)) * 1000 * jitter) : undefined;
   if (outcome.status === 429) {

@@ -9,7 +9,7 @@ import type { Readable } from "node:stream";
 import { setTimeout as sleep } from "node:timers/promises";
 import { createGunzip } from "node:zlib";
 import { ClusterError } from "../model/errors.js";
-import { apiErrorFrom, ApiError } from "./api-error.js";
+import { apiErrorFrom, ApiError, WebhookUnavailableError } from "./api-error.js";
 import type { Credentials } from "./credential-source.js";
 import type { ClusterConnection } from "./kubeconfig.js";
 import { openTunnel, parseProxyUrl, proxyFromEnvironment } from "./proxy.js";
@@ -292,7 +292,7 @@ export class Transport {
       const retryAfter = res.headers["retry-after"];
       const err = apiErrorFrom(status, text, what, Array.isArray(retryAfter) ? retryAfter[0] : retryAfter);
       err.attempts = attempt;
-      const delay = retryDelayMs({ kind: "http", status, retryAfterSeconds: err.retryAfterSeconds, tooLarge: err.tooLarge }, attempt, idempotent);
+      const delay = retryDelayMs({ kind: "http", status, retryAfterSeconds: err.retryAfterSeconds, tooLarge: err.tooLarge, webhookUnavailable: err instanceof WebhookUnavailableError }, attempt, idempotent);
       if (delay === undefined) throw err;
       if (status === 429) this.stats.throttled++;
       else this.stats.retries++;

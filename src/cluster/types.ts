@@ -2,6 +2,7 @@
 
 import type { ObjRef } from "../model/ref.js";
 import type { KubeObject } from "../model/kube-object.js";
+import type { UnavailableApi } from "./unavailable-apis.js";
 
 export type Scope = "Namespaced" | "Cluster";
 export type PatchType = "strategic" | "merge" | "json";
@@ -72,6 +73,8 @@ export interface Cluster {
    */
   delete(ref: ObjRef, opts?: DeleteOptions): Promise<"deleted" | "terminating" | "notfound">;
   watch(q: WatchQuery, signal: AbortSignal): AsyncIterable<WatchEvent>;
+  /** Aggregated APIs listed but unavailable (cluster/unavailable-apis.ts); a cluster that cannot tell may leave it out. */
+  unavailableApis?(signal?: AbortSignal): Promise<UnavailableApi[]>;
   /** The OpenAPI v3 document of a group/version, for client-side apply's merge keys. */
   openapi(group: string, version: string): Promise<unknown | undefined>;
   close(): void;

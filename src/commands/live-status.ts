@@ -1,5 +1,6 @@
 // `kpt-ts live status [PKG_PATH | -]`
 
+import { unavailableApiWarnings } from "../cluster/unavailable-apis.js";
 import { inventoryObjects } from "../inventory/cluster-inventory.js";
 import { printLiveStatus } from "../print/status-printer.js";
 import { followStatus } from "../status/follow-status.js";
@@ -23,6 +24,7 @@ export async function liveStatus(pkgPath: string, f: FlagValues<typeof statusFla
       io.stdout.write("no resources found in the inventory\n");
       return;
     }
+    for (const w of await unavailableApiWarnings(cluster, io.signal)) io.stderr.write(`[WARN] ${w}\n`);
     const statuses = shown ? new Set(shown.map((s) => s.toLowerCase())) : undefined;
     const events = followStatus(cluster, refs, { ...follow, signal: io.signal, statusOptions });
     await printLiveStatus(statuses ? filterStatuses(events, statuses) : events, {

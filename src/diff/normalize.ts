@@ -2,7 +2,7 @@
 // generation, uid, creationTimestamp, status) and the last-applied-configuration annotation,
 // which repeats the whole object (and a Secret's values in plain text). Pure.
 
-import { LAST_APPLIED_ANNOTATION } from "../apply/csa/last-applied.js";
+import { LAST_APPLIED_ANNOTATION } from "../model/kube-object.js";
 import type { KubeObject } from "../model/kube-object.js";
 
 const SERVER_METADATA = ["managedFields", "resourceVersion", "generation", "uid", "creationTimestamp", "selfLink"] as const;

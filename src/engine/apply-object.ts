@@ -3,14 +3,17 @@
 // creates, patches (client-side, kubectl's three-way patch) or server-side applies it, or in a
 // dry run asks the server what it would store. Per-object failures are results, never exceptions.
 
-import { ApiError, briefApiError, forbiddenAdvice, forbiddenOf, NotServedError } from "../cluster/api-error.js";
+import { ApiError, briefApiError, forbiddenAdvice, forbiddenOf, NotServedError, WebhookUnavailableError } from "../cluster/api-error.js";
 import type { Cluster } from "../cluster/types.js";
 import type { ApplyOperation, DryRunStrategy } from "../model/events.js";
 import type { KubeObject, SourcePos } from "../model/kube-object.js";
+import type { ObjRef } from "../model/ref.js";
 import type { CsaPlan, PlannedApply, PlannedOperation } from "../model/plan.js";
 import type { LiveCache } from "../status/live-cache.js";
 import type { PatchSchema } from "../apply/csa/patch-schema.js";
 import { previewPlannedWrite, previewServerSide } from "../apply/local-preview.js";
+import { migrateToServerSide, migrationDue, previewAfterMigration, readMigrated } from "../apply/ssa-migration.js";
+import { retryWhileWebhookUnavailable, WEBHOOK_RETRY_WITHOUT_TIMEOUT_MS, type WebhookRetry } from "../apply/webhook-retry.js";
 import { needsMergeSchema, planStillHolds, replanObject, type ObjectPlanOptions } from "../plan/plan-object.js";
 
 export interface ApplyObjectContext extends ObjectPlanOptions {
@@ -22,6 +25,8 @@ export interface ApplyObjectContext extends ObjectPlanOptions {
   schemaFor(obj: KubeObject): Promise<PatchSchema | undefined>;
   /** The package's Namespaces and CRDs: a server dry run cannot see them yet, as the apply creates them first. */
   packageObjects: readonly KubeObject[];
+  /** How a write refused by an unreachable admission webhook is retried (apply/webhook-retry.ts); never in a dry run. */
+  webhookRetry?: (ref: ObjRef) => WebhookRetry;
 }
 
 export interface ApplyObjectResult {
@@ -47,6 +52,8 @@ const DONE: Record<PlannedOperation, ApplyOperation> = { create: "created", upda
 
 /** True when a failed write may have taken effect: no answer, a server error, or an earlier try whose answer was lost. */
 function outcomeUnknown(err: unknown): boolean {
+  // A webhook the server could not call refused the write before anything was stored.
+  if (err instanceof WebhookUnavailableError && err.attempts === 1) return false;
   return !(err instanceof ApiError) || err.status >= 500 || err.attempts > 1;
 }
 
@@ -63,6 +70,9 @@ function describeApiError(err: unknown, verb: string, serverSide: boolean, sourc
     // The server's words (kpt prints them too), and for a 403 which permission to ask for.
     const advice =
       forbiddenAdvice(err) ??
+      (err instanceof WebhookUnavailableError
+        ? `admission webhook "${err.webhook}" was still not reachable (${err.why}) after retrying until the wave's reconcile timeout (${WEBHOOK_RETRY_WITHOUT_TIMEOUT_MS / 60_000}m without --reconcile-timeout): check the webhook's Service and Pods, or raise --reconcile-timeout`
+        : undefined) ??
       (err.status === 422 && err.causes.some((c) => c.reason === "FieldValueTooLong" && c.field === "metadata.annotations") && !serverSide
         ? "client-side apply keeps a copy of the object in its last-applied-configuration annotation, which the server limits to 256 KiB: apply with --server-side"
         : undefined);
@@ -102,7 +112,7 @@ export async function applyObject(ctx: ApplyObjectContext, planned: PlannedApply
       if (p.operation === "unchanged") return { status: "Successful", operation: createdByLostTry ? "created" : "unchanged", ...before, ...(live ? { after: live } : {}) };
       if (ctx.dryRun === "client") return { ...(await dryRunLocally(ctx, p, live)), ...before };
       try {
-        const after = await write(ctx, p, dryRun);
+        const after = await write(ctx, p, live, dryRun);
         // The server's answer: a server-side apply that changed nothing keeps the resourceVersion.
         const kept = ctx.serverSide && !dryRun && live && after.metadata.resourceVersion === live.metadata.resourceVersion;
         return { status: "Successful", operation: kept ? "unchanged" : DONE[p.operation], ...before, after };
@@ -134,12 +144,24 @@ export async function applyObject(ctx: ApplyObjectContext, planned: PlannedApply
   }
 }
 
-/** The write the plan says: server-side apply, or client-side apply's create or patch. */
-async function write(ctx: ApplyObjectContext, p: PlannedApply, dryRun: boolean): Promise<KubeObject> {
-  if (ctx.serverSide) return ctx.cluster.apply(p.object, { fieldManager: ctx.fieldManager, force: ctx.forceConflicts, dryRun });
+/**
+ * The write the plan says: server-side apply (after kubectl's migration of client-side field
+ * ownership, so fields the package dropped go), or client-side apply's create or patch. A write
+ * an admission webhook could not be called for is tried again until the wave's timeout.
+ */
+async function write(ctx: ApplyObjectContext, p: PlannedApply, live: KubeObject | undefined, dryRun: boolean): Promise<KubeObject> {
+  const retry = dryRun ? undefined : ctx.webhookRetry?.(p.ref);
+  const send = <T>(fn: () => Promise<T>) => retryWhileWebhookUnavailable(fn, retry);
+  if (ctx.serverSide) {
+    const migrate = migrationDue(live);
+    if (migrate && !dryRun) await send(() => migrateToServerSide(ctx.cluster, p.ref, ctx.fieldManager));
+    const applied = await send(() => ctx.cluster.apply(p.object, { fieldManager: ctx.fieldManager, force: ctx.forceConflicts, dryRun }));
+    // A dry run cannot make the migration: what it would remove is applied to the server's answer.
+    return migrate && dryRun ? previewAfterMigration(ctx.cluster, p.ref, p.object, applied, ctx.fieldManager, await ctx.schemaFor(p.object)) : applied;
+  }
   const csa = p.csa as Exclude<CsaPlan, { op: "unchanged" }>;
-  if (csa.op === "create") return ctx.cluster.create(csa.body, { dryRun, fieldManager: "kubectl-client-side-apply" });
-  return ctx.cluster.patch(p.ref, csa.patch, csa.patchType, { dryRun, fieldManager: "kubectl-client-side-apply" });
+  if (csa.op === "create") return send(() => ctx.cluster.create(csa.body, { dryRun, fieldManager: "kubectl-client-side-apply" }));
+  return send(() => ctx.cluster.patch(p.ref, csa.patch, csa.patchType, { dryRun, fieldManager: "kubectl-client-side-apply" }));
 }
 
 /**
@@ -147,7 +169,10 @@ async function write(ctx: ApplyObjectContext, p: PlannedApply, dryRun: boolean):
  * applied locally, or server-side apply approximated (see apply/local-preview.ts).
  */
 async function dryRunLocally(ctx: ApplyObjectContext, p: PlannedApply, live: KubeObject | undefined): Promise<ApplyObjectResult> {
-  const after = p.csa ? previewPlannedWrite(p.csa, live) : previewServerSide(p.object, live, { fieldManager: ctx.fieldManager, schema: live ? await ctx.schemaFor(p.object) : undefined });
+  if (p.csa) return { status: "Successful", operation: DONE[p.operation], after: previewPlannedWrite(p.csa, live) };
+  // Applied client-side before: previewed as kubectl's migration would leave it.
+  const base = migrationDue(live) ? ((await readMigrated(ctx.cluster, p.ref, ctx.fieldManager)) ?? live) : live;
+  const after = previewServerSide(p.object, base, { fieldManager: ctx.fieldManager, schema: live ? await ctx.schemaFor(p.object) : undefined });
   return { status: "Successful", operation: DONE[p.operation], after };
 }
 

@@ -23,6 +23,7 @@ import type { ResolvedOptions } from "./options.js";
 import type { Recorder } from "./recorder.js";
 import { localPreviewNote } from "../apply/local-preview.js";
 import { schemaLookup } from "../apply/schema-lookup.js";
+import { webhookWaits } from "../apply/webhook-retry.js";
 
 export async function executeApply(plan: ApplyPlan, cluster: Cluster, cache: LiveCache, recorder: Recorder, o: ResolvedOptions): Promise<void> {
   const emit = recorder.emit;
@@ -67,6 +68,7 @@ export async function executeApply(plan: ApplyPlan, cluster: Cluster, cache: Liv
     if (o.signal?.aborted) break;
     emit({ type: "group", action: "Apply", status: "Started", wave: waveIndex });
     const targets: WaitTarget[] = [];
+    const waveCtx: ApplyObjectContext = { ...ctx, webhookRetry: webhookWaits({ wave: waveIndex, total: wave.length, timeoutMs: o.reconcileTimeoutMs, emit, signal: o.signal }) };
     await forEachLimited(
       wave,
       o.concurrency,
@@ -74,7 +76,7 @@ export async function executeApply(plan: ApplyPlan, cluster: Cluster, cache: Liv
         const p = byKey.get(refKey(ref))!;
         const blocked = p.skip ?? applyBlockedBy(p.dependencies, recorder.tally, { dryRun: dry, noWait: !o.wait });
         if (blocked) return emit({ type: "apply", ref, status: "Skipped", error: blocked });
-        const { mayExist: lost, local, ...r } = await applyObject(ctx, p);
+        const { mayExist: lost, local, ...r } = await applyObject(waveCtx, p);
         if (r.status === "Failed" && lost) mayExist.push(ref);
         if (r.after && !dry) cache.observe(r.after);
         // The inventory step created the inventory's namespace moments ago: that was this apply.

@@ -2,6 +2,7 @@
 // perform the plan. The stream ends with a summary, or throws on a global failure.
 
 import type { Cluster } from "../cluster/types.js";
+import { unavailableApiWarnings } from "../cluster/unavailable-apis.js";
 import type { EngineEvent } from "../model/events.js";
 import type { Package } from "../model/kube-object.js";
 import { gatherApplyFacts } from "../plan/gather.js";
@@ -21,6 +22,7 @@ export function runApply(pkg: Package, cluster: Cluster, options: EngineOptions 
       if (o.confirm && !dry) await o.confirm(plan);
       const info = plan.inventory.info;
       recorder.emit({ type: "init", command: "apply", dryRun: o.dryRun, inventory: { name: info.name, namespace: info.namespace, id: info.id }, objects: plannedRefs(plan), plan, changesNothing: planChangesNothing(plan) });
+      for (const message of await unavailableApiWarnings(cluster, o.signal)) recorder.emit({ type: "warning", message });
       await executeApply(plan, cluster, cache, recorder, o);
     } finally {
       cache.close();

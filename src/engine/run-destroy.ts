@@ -3,6 +3,7 @@
 // last, and only when everything it tracked is gone.
 
 import type { Cluster } from "../cluster/types.js";
+import { unavailableApiWarnings } from "../cluster/unavailable-apis.js";
 import { CancelledError } from "../model/errors.js";
 import type { EngineEvent } from "../model/events.js";
 import { deleteClusterInventory, writeClusterInventory } from "../inventory/cluster-inventory.js";
@@ -28,6 +29,7 @@ export function runDestroy(pkg: Package, cluster: Cluster, options: EngineOption
       const info = plan.inventory.info;
       const objects = plan.deleteWaves.flat().map((ref) => ({ ref, action: "Delete" as const }));
       recorder.emit({ type: "init", command: "destroy", dryRun: o.dryRun, inventory: { name: info.name, namespace: info.namespace, id: info.id }, objects, plan });
+      for (const message of await unavailableApiWarnings(cluster, o.signal)) recorder.emit({ type: "warning", message });
       await executeDestroy(plan, cluster, cache, recorder, o);
     } finally {
       cache.close();

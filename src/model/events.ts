@@ -99,6 +99,8 @@ export interface StatusEvent {
   ref: ObjRef;
   status: KStatus;
   message: string;
+  /** Terminating: what keeps it from going (a Namespace's deletion conditions, finalizers); beyond kpt, never in --output json. */
+  heldBy?: WaitReason[];
   /** The live object, when known; the table printer shows its conditions and age. */
   object?: KubeObject;
 }

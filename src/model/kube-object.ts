@@ -1,6 +1,9 @@
 // Plain data shapes shared by the whole core. Kubernetes objects stay as parsed JSON:
 // the engine only reads a few well-known fields and never needs typed kinds.
 
+/** client-side apply's copy of what it applied (kubectl's annotation, kept the way kubectl writes it). */
+export const LAST_APPLIED_ANNOTATION = "kubectl.kubernetes.io/last-applied-configuration";
+
 export interface ObjectMeta {
   name?: string;
   generateName?: string;

@@ -59,7 +59,7 @@ function decideOperation(object: KubeObject, live: KubeObject | undefined, schem
   if (isCsaNoop(object, live)) return { operation: "unchanged", csa: { op: "unchanged" } };
   if (schema instanceof Error) return { operation: "update", unplanned: schema.message };
   try {
-    const csa = planClientSideApply(object, live, schema);
+    const csa = planClientSideApply(object, live, schema, o.fieldManager);
     return { operation: csa.op === "unchanged" ? "unchanged" : "update", csa };
   } catch (err) {
     return { operation: "update", unplanned: err instanceof Error ? err.message : String(err) };

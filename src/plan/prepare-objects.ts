@@ -17,13 +17,18 @@ export async function prepareObjects(pkg: Package, cluster: Cluster, inventoryId
   }
   const scopes = new Map<string, Scope | undefined>();
   await Promise.all([...kinds].map(async ([key, gk]) => scopes.set(key, await cluster.scopeOf(gk.group, gk.kind))));
-  const { objects, issues } = assignNamespaces(pkg.objects, {
+  // Objects of an aggregated API that is unavailable right now are not unknown kinds: they go
+  // on as written and fail on their own (naming the APIService); the rest of the package applies.
+  const unknownGroups = new Set([...kinds].filter(([key]) => scopes.get(key) === undefined).map(([, gk]) => gk.group));
+  const unavailable = unknownGroups.size ? new Set(((await cluster.unavailableApis?.().catch(() => [])) ?? []).map((u) => u.group).filter((g) => unknownGroups.has(g))) : new Set<string>();
+  const waiting = pkg.objects.filter((po) => unavailable.has(groupOf(po.object.apiVersion)));
+  const { objects, issues } = assignNamespaces(waiting.length ? pkg.objects.filter((po) => !unavailable.has(groupOf(po.object.apiVersion))) : pkg.objects, {
     scopeOf: (group, kind) => scopes.get(`${group}/${kind}`),
     defaultNamespace: cluster.defaultNamespace,
     enforcedNamespace: cluster.namespaceEnforced ? cluster.defaultNamespace : undefined,
   });
   if (issues.length) throw new PackageError(issues);
-  return objects.map((po) => ({
+  return [...objects, ...waiting].map((po) => ({
     ...po,
     object: {
       ...po.object,

@@ -39,9 +39,18 @@ export function formatWaitLine(e: WaitEvent): string {
   }
 }
 
-/** `deployment.apps/wordpress is Current: Deployment is available. Replicas: 1` */
-export function formatStatusLine(e: Pick<StatusEvent, "ref" | "status" | "message">): string {
-  return `${formatRef(e.ref)} is ${e.status}: ${e.message}`;
+/**
+ * `deployment.apps/wordpress is Current: Deployment is available. Replicas: 1`; an object being
+ * deleted also says what holds it (beyond kpt): `namespace/app is Terminating: Resource scheduled
+ * for deletion; held by finalizer kubernetes`.
+ */
+export function formatStatusLine(e: Pick<StatusEvent, "ref" | "status" | "message" | "heldBy">): string {
+  return `${formatRef(e.ref)} is ${e.status}: ${statusMessage(e)}`;
+}
+
+/** The status message with what holds a terminating object, for text and tables (JSON keeps kstatus' own). */
+export function statusMessage(e: Pick<StatusEvent, "message" | "heldBy">): string {
+  return e.heldBy?.length ? `${e.message}; held by ${e.heldBy.map((r) => r.message).join("; ")}` : e.message;
 }
 
 /** `6 resource(s) applied. 6 created, 0 unchanged, 0 configured, 0 failed`, and (new) `, N skipped` when there were any. */

@@ -7,7 +7,7 @@ import { refKey, type ObjRef } from "../model/ref.js";
 import { createPalette } from "./color.js";
 import { formatGoJsonLine, formatRfc3339 } from "./go-json.js";
 import { refContent } from "./json-printer.js";
-import { formatStatusLine } from "./legacy-lines.js";
+import { formatStatusLine, statusMessage } from "./legacy-lines.js";
 import { createLiveTable, type LiveTable } from "./live-table.js";
 import type { OutputFormat } from "./print-options.js";
 import {
@@ -44,7 +44,7 @@ export async function printLiveStatus(events: AsyncIterable<StatusEvent>, opts: 
     for await (const e of events) {
       // Like kpt's poller, say something only when an object's status or message changed.
       const key = refKey(e.ref);
-      const seen = `${e.status}\n${e.message}`;
+      const seen = `${e.status}\n${statusMessage(e)}`;
       if (last.get(key) === seen) continue;
       last.set(key, seen);
       opts.stdout.write(opts.output === "json" ? formatStatusJson(e, opts.inventoryName, now()) : formatStatusLine(e) + "\n");
@@ -96,7 +96,7 @@ async function printStatusTable(events: AsyncIterable<StatusEvent>, opts: Status
   });
   table.start();
   try {
-    for await (const e of events) rows.set(refKey(e.ref), { ref: e.ref, status: e.status, message: e.message, object: e.object });
+    for await (const e of events) rows.set(refKey(e.ref), { ref: e.ref, status: e.status, message: statusMessage(e), object: e.object });
   } finally {
     table.finish();
   }

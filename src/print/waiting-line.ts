@@ -61,9 +61,13 @@ export function formatReasonLine(owner: ObjRef, r: WaitReason): string {
   return r.ref ? `${formatRef(owner)} waiting on ${formatReason(r)}` : `${formatRef(owner)} waiting: ${formatReason(r)}`;
 }
 
-/** What identifies a reason line, so a printer prints it again only when its text changes. */
+/**
+ * What identifies a reason line, so a printer prints it again only when its text changes: the
+ * other object it is about, or (an object being deleted has several at once: conditions,
+ * finalizers) what it says.
+ */
 export function reasonKey(owner: ObjRef, r: WaitReason): string {
-  return `${formatRef(owner)} ${r.ref ? formatRef(r.ref) : ""}`;
+  return `${formatRef(owner)} ${r.ref ? formatRef(r.ref) : r.message}`;
 }
 
 /**

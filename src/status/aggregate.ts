@@ -2,6 +2,7 @@
 // waiter needs (cli-utils' taskrunner Condition.Meets / allMatchStatus, WaitTask's failure check).
 
 import type { KStatus } from "../model/events.js";
+import { describeHolds } from "./deletion-holds.js";
 import type { DesiredStatus, StatusResult } from "./types.js";
 
 /**
@@ -43,5 +44,6 @@ export function isReconciled(status: KStatus, desired: DesiredStatus, gens?: Gen
  */
 export function describeWaitingFor(result: StatusResult, desired: DesiredStatus = "Current"): string {
   if (desired === "Current" || result.status === "NotFound") return result.message || result.status;
+  if (result.heldBy?.length) return `not yet deleted (${result.status}: ${describeHolds(result.heldBy)})`;
   return `not yet deleted (${result.message ? `${result.status}: ${result.message}` : result.status})`;
 }

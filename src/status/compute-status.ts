@@ -3,6 +3,7 @@
 
 import type { KubeObject } from "../model/kube-object.js";
 import { groupOf } from "../model/ref.js";
+import { deletionHolds } from "./deletion-holds.js";
 import { MalformedStatusError, isRecord } from "./fields.js";
 import { current, unknown } from "./results.js";
 import { configConnectorStatus, isConfigConnectorGroup } from "./rules/config-connector.js";
@@ -18,6 +19,13 @@ import type { ComputeStatusOptions, StatusResult } from "./types.js";
  * Never throws: an object whose fields have the wrong types is Unknown, with the reason.
  */
 export function computeStatus(obj: KubeObject, opts: ComputeStatusOptions = {}): StatusResult {
+  const result = computeKStatus(obj, opts);
+  if (result.status !== "Terminating") return result;
+  const heldBy = deletionHolds(obj);
+  return heldBy.length ? { ...result, heldBy } : result;
+}
+
+function computeKStatus(obj: KubeObject, opts: ComputeStatusOptions): StatusResult {
   const now = opts.now ?? new Date();
   try {
     if (!isRecord(obj) || typeof obj.apiVersion !== "string" || typeof obj.kind !== "string") {

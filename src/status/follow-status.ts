@@ -8,7 +8,7 @@ import type { StatusEvent } from "../model/events.js";
 import { refKey, type ObjRef } from "../model/ref.js";
 import { aggregateStatus } from "./aggregate.js";
 import { LiveCache } from "./live-cache.js";
-import type { ComputeStatusOptions } from "./types.js";
+import type { ComputeStatusOptions, StatusResult } from "./types.js";
 
 export type PollUntil = "known" | "current" | "deleted" | "forever";
 
@@ -31,19 +31,31 @@ export function followStatus(cluster: Cluster, refs: ObjRef[], opts: FollowStatu
   const cache = new LiveCache(cluster, { pollPeriodMs: opts.pollPeriodMs, signal: abort.signal });
   const last = new Map<string, StatusEvent>();
   const wanted = new Set(refs.map(refKey));
+  const unreadableKeys = new Set<string>();
 
   const publish = (ref: ObjRef) => {
     const object = cache.get(ref);
-    const r = statusOfLive(object, now(), opts.statusOptions);
+    // Not read (forbidden, its API unavailable): unknown, never "not found".
+    const unreadable = object ? undefined : cache.readError(ref);
+    if (unreadable) unreadableKeys.add(refKey(ref));
+    else unreadableKeys.delete(refKey(ref));
+    const r: StatusResult = unreadable ? { status: "Unknown", message: `cannot read its status: ${unreadable}` } : statusOfLive(object, now(), opts.statusOptions);
     const prev = last.get(refKey(ref));
-    if (prev && prev.status === r.status && prev.message === r.message) return;
-    const ev: StatusEvent = { type: "status", ref, status: r.status, message: r.message, ...(object ? { object } : {}) };
+    const heldBy = r.heldBy?.length ? { heldBy: r.heldBy } : {};
+    if (prev && prev.status === r.status && prev.message === r.message && JSON.stringify(prev.heldBy) === JSON.stringify(heldBy.heldBy)) return;
+    const ev: StatusEvent = { type: "status", ref, status: r.status, message: r.message, ...heldBy, ...(object ? { object } : {}) };
     last.set(refKey(ref), ev);
     channel.push(ev);
   };
+  /** Whether the poll-until condition still waits on this object (forever: every object). */
+  const stillAwaited = (ref: ObjRef) => {
+    const s = last.get(refKey(ref))?.status;
+    return until === "current" ? s !== "Current" : until === "deleted" ? s !== "NotFound" : until === "forever" || s === "Unknown";
+  };
   const done = () => {
     const statuses = [...last.values()].map((e) => e.status);
-    if (until === "known") return !statuses.includes("Unknown");
+    // An object that cannot be read is as known as it will get: waiting would never end.
+    if (until === "known") return [...last.entries()].every(([key, e]) => e.status !== "Unknown" || unreadableKeys.has(key));
     if (until === "current") return aggregateStatus(statuses, "Current") === "Current";
     if (until === "deleted") return aggregateStatus(statuses, "NotFound") === "NotFound";
     return false;
@@ -71,6 +83,7 @@ export function followStatus(cluster: Cluster, refs: ObjRef[], opts: FollowStatu
           });
           ticker = setInterval(() => {
             for (const r of refs) publish(r); // time-based rules
+            cache.refreshQuiet(refs.filter(stillAwaited)); // not only the watch (live-cache.ts)
             check();
           }, 1000);
           if (opts.timeoutMs) timer = setTimeout(finish, opts.timeoutMs);

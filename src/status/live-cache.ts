@@ -2,6 +2,10 @@
 // kind and namespace (or per object when only one or two of a kind are involved, so a package
 // with a single CRD does not list every CRD in the cluster). A poll every `pollPeriodMs` takes
 // over only where the server refuses to watch.
+//
+// A wait never depends on one watch staying healthy: what a wait still waits for and has not
+// seen change for `QUIET_REREAD_MS` is read again directly (refreshQuiet), and when such a read
+// finds a state the watch never delivered, that watch is replaced (listed and watched afresh).
 
 import { setMaxListeners } from "node:events";
 import { setTimeout as sleep } from "node:timers/promises";
@@ -9,6 +13,7 @@ import { ApiError, NotServedError } from "../cluster/api-error.js";
 import { WatchExpiredError, type Cluster } from "../cluster/types.js";
 import type { ObjRef } from "../model/ref.js";
 import type { KubeObject } from "../model/kube-object.js";
+import { clientSideMarker, ownsLastApplied, type ManagedFieldsEntry } from "../model/managed-fields.js";
 
 type Listener = (ref: ObjRef, obj: KubeObject | undefined) => void;
 
@@ -27,7 +32,31 @@ interface Collection {
   unserved: boolean;
   /** Why the last read failed (e.g. forbidden); cleared by the next successful read. */
   error?: string;
+  /** name → when its state last changed or was last read directly (ms since epoch). */
+  touched: Map<string, number>;
+  /** Names being read directly right now. */
+  rereading: Set<string>;
+  /** stream key → the abort of its current watch, to replace a watch that stopped delivering. */
+  watches: Map<string, AbortController>;
 }
+
+/**
+ * How long a waited-for object may go without a change before it is read again directly. kpt's
+ * poller reads every object every 2 s; most objects reconcile (or go) within a couple of seconds
+ * of their write, so a re-read after 5 quiet seconds costs nothing for them, one GET per 5 s (or
+ * one LIST per kind and namespace) for an object that stays stuck, and a change a watch missed
+ * ends its wait at most about 5 s late.
+ */
+export const QUIET_REREAD_MS = 5_000;
+
+/**
+ * A watch that delivers nothing, not even a BOOKMARK, for this long is replaced. The API server
+ * sends a bookmark about once a minute on a watch that asks for them (the watch cache's periodic
+ * bookmarks, measured at 60 s on 1.35), so two and a half minutes of silence means the stream is
+ * dead (a half-open connection, a stuck proxy); a server that sends no bookmarks gets a fresh
+ * LIST and WATCH of the kind every 150 s, which is cheap.
+ */
+export const WATCH_IDLE_MS = 150_000;
 
 const PER_NAME_LIMIT = 2;
 
@@ -44,14 +73,15 @@ function rvNewer(a: string | undefined, b: string | undefined): boolean {
 
 /**
  * managedFields are a large share of each object's size; only server-side apply's own entries
- * are kept (they tell whether an apply would change anything).
+ * are kept (they tell whether an apply would change anything), and a small marker of each
+ * client-side applier's entry (it tells that a switch to server-side apply must migrate them).
  */
 function slim(obj: KubeObject): KubeObject {
   const mf = obj.metadata?.managedFields;
   if (!Array.isArray(mf)) return obj;
-  const applied = mf.filter((m: { operation?: string }) => m?.operation === "Apply");
+  const kept = (mf as ManagedFieldsEntry[]).flatMap((m) => (m?.operation === "Apply" ? [m] : m?.operation === "Update" && ownsLastApplied(m) ? [clientSideMarker(m)] : []));
   const { managedFields: _drop, ...metadata } = obj.metadata;
-  return { ...obj, metadata: applied.length ? { ...metadata, managedFields: applied } : metadata };
+  return { ...obj, metadata: kept.length ? { ...metadata, managedFields: kept } : metadata };
 }
 
 export class LiveCache {
@@ -59,11 +89,11 @@ export class LiveCache {
   private readonly listeners = new Set<Listener>();
   private readonly abort = new AbortController();
   /** Requests made, for tests and benchmarks. */
-  readonly stats = { lists: 0, watches: 0, polls: 0 };
+  readonly stats = { lists: 0, watches: 0, polls: 0, rereads: 0, watchesReplaced: 0 };
 
   constructor(
     private readonly cluster: Cluster,
-    private readonly opts: { pollPeriodMs?: number; signal?: AbortSignal; onError?: (err: unknown) => void } = {},
+    private readonly opts: { pollPeriodMs?: number; signal?: AbortSignal; onError?: (err: unknown) => void; watchIdleMs?: number } = {},
   ) {
     // Every list and watch listens on this signal; hundreds at once are expected.
     setMaxListeners(0, this.abort.signal);
@@ -83,7 +113,7 @@ export class LiveCache {
     const key = collectionKey(ref.group, ref.kind, ref.namespace);
     let c = this.collections.get(key);
     if (!c) {
-      c = { group: ref.group, kind: ref.kind, namespace: ref.namespace, objects: new Map(), names: new Set(), streams: new Map(), primed: new Map(), unserved: false };
+      c = { group: ref.group, kind: ref.kind, namespace: ref.namespace, objects: new Map(), names: new Set(), streams: new Map(), primed: new Map(), unserved: false, touched: new Map(), rereading: new Set(), watches: new Map() };
       this.collections.set(key, c);
     }
     return c;
@@ -129,6 +159,7 @@ export class LiveCache {
   }
 
   private emit(c: Collection, name: string, obj: KubeObject | undefined): void {
+    c.touched.set(name, Date.now());
     const ref = { group: c.group, kind: c.kind, namespace: c.namespace, name };
     for (const l of this.listeners) l(ref, obj);
   }
@@ -227,9 +258,20 @@ export class LiveCache {
         await sleep(this.opts.pollPeriodMs ?? 2000, undefined, { signal }).catch(() => {});
         continue;
       }
+      // Its own abort, so that a watch found to have missed a change can be replaced (replaceWatch).
+      const watchAbort = new AbortController();
+      const stop = () => watchAbort.abort();
+      signal.addEventListener("abort", stop, { once: true });
+      c.watches.set(name, watchAbort);
+      const idle = setTimeout(() => {
+        this.stats.watchesReplaced++;
+        watchAbort.abort();
+      }, this.opts.watchIdleMs ?? WATCH_IDLE_MS);
+      idle.unref?.();
       try {
         this.stats.watches++;
-        for await (const ev of this.cluster.watch({ group: c.group, kind: c.kind, namespace: ns, resourceVersion: rv, fieldSelector }, signal)) {
+        for await (const ev of this.cluster.watch({ group: c.group, kind: c.kind, namespace: ns, resourceVersion: rv, fieldSelector }, watchAbort.signal)) {
+          idle.refresh();
           if (ev.type === "BOOKMARK") continue;
           const objName = ev.object.metadata.name ?? "";
           if (ev.type === "DELETED") {
@@ -242,6 +284,7 @@ export class LiveCache {
         backoff = 500;
       } catch (err) {
         if (signal.aborted) return;
+        if (watchAbort.signal.aborted) continue; // replaced: list and watch again
         if (err instanceof WatchExpiredError) continue;
         if (err instanceof ApiError && (err.status === 403 || err.status === 405)) {
           watchRefused = true; // fall back to polling this collection
@@ -250,7 +293,90 @@ export class LiveCache {
         this.opts.onError?.(err);
         await sleep(backoff, undefined, { signal }).catch(() => {});
         backoff = Math.min(backoff * 2, 10_000);
+      } finally {
+        clearTimeout(idle);
+        signal.removeEventListener("abort", stop);
+        if (c.watches.get(name) === watchAbort) c.watches.delete(name);
       }
     }
+  }
+
+  /** Ends the watch that should have delivered `name` (its stream then lists and watches again). */
+  private replaceWatch(c: Collection, name: string): void {
+    const key = c.mode === "collection" || !c.streams.has(name) ? "" : name;
+    const watch = c.watches.get(key) ?? c.watches.get(name);
+    if (!watch) return;
+    this.stats.watchesReplaced++;
+    watch.abort();
+  }
+
+  /**
+   * Reads again, directly, each of `refs` whose state has not changed for `quietMs` (and that is
+   * not being read already): a GET each, or one LIST for a kind and namespace followed as a whole
+   * when several of its objects are quiet. A state the watch had not delivered (a newer version,
+   * or the object gone) is taken, and that watch is replaced. Returns at once; what the reads
+   * find reaches subscribers as any change does.
+   */
+  refreshQuiet(refs: Iterable<ObjRef>, quietMs = QUIET_REREAD_MS): void {
+    const now = Date.now();
+    const due = new Map<Collection, string[]>();
+    for (const ref of refs) {
+      const c = this.collections.get(collectionKey(ref.group, ref.kind, ref.namespace));
+      // Unserved or unreadable kinds have their own retries; a stream not yet primed reads anyway.
+      if (!c || c.unserved || c.error !== undefined || c.rereading.has(ref.name) || !c.streams.size) continue;
+      const touched = c.touched.get(ref.name);
+      if (touched === undefined) c.touched.set(ref.name, now);
+      if (now - (touched ?? now) < quietMs) continue;
+      due.set(c, [...(due.get(c) ?? []), ref.name]);
+    }
+    for (const [c, names] of due) {
+      for (const n of names) {
+        c.rereading.add(n);
+        c.touched.set(n, now);
+      }
+      const read = c.mode === "collection" && names.length > PER_NAME_LIMIT ? this.rereadCollection(c, names) : Promise.all(names.map((n) => this.rereadOne(c, n)));
+      void read.catch(() => undefined).finally(() => names.forEach((n) => c.rereading.delete(n)));
+    }
+  }
+
+  private async rereadOne(c: Collection, name: string): Promise<void> {
+    const before = c.objects.get(name);
+    this.stats.rereads++;
+    const obj = await this.cluster.get({ group: c.group, kind: c.kind, namespace: c.namespace, name }, this.abort.signal);
+    if (this.abort.signal.aborted) return;
+    const now = c.objects.get(name);
+    if (now !== before) return; // the watch delivered something meanwhile: it is alive, and newer than this read may be
+    if (obj) {
+      if (before && before.metadata.uid === obj.metadata.uid && !rvNewer(obj.metadata.resourceVersion, before.metadata.resourceVersion)) return;
+      this.put(c, slim(obj));
+    } else {
+      if (!before) return;
+      c.objects.delete(name);
+      this.emit(c, name, undefined);
+    }
+    this.replaceWatch(c, name);
+  }
+
+  private async rereadCollection(c: Collection, names: string[]): Promise<void> {
+    const before = new Map(names.map((n) => [n, c.objects.get(n)]));
+    this.stats.rereads++;
+    const list = await this.cluster.list(c.group, c.kind, c.namespace || undefined, { signal: this.abort.signal });
+    if (this.abort.signal.aborted) return;
+    const found = new Map(list.items.map((o) => [o.metadata.name ?? "", o]));
+    let missed = false;
+    for (const [n, was] of before) {
+      if (c.objects.get(n) !== was) continue; // delivered meanwhile
+      const obj = found.get(n);
+      if (obj) {
+        if (was && was.metadata.uid === obj.metadata.uid && !rvNewer(obj.metadata.resourceVersion, was.metadata.resourceVersion)) continue;
+        this.put(c, slim(obj));
+        missed = true;
+      } else if (was) {
+        c.objects.delete(n);
+        this.emit(c, n, undefined);
+        missed = true;
+      }
+    }
+    if (missed) this.replaceWatch(c, "");
   }
 }

@@ -1,7 +1,7 @@
 // The status engine's data shapes. Results follow kstatus' Result: a status, a one-line message,
 // and the abnormal-true conditions (Reconciling/Stalled) kstatus would add to the object.
 
-import type { KStatus } from "../model/events.js";
+import type { KStatus, WaitReason } from "../model/events.js";
 import type { KubeObject } from "../model/kube-object.js";
 
 /** The two statuses a wait can target: Current after apply, NotFound after prune/delete. */
@@ -21,6 +21,8 @@ export interface StatusResult {
   /** Machine-readable cause for InProgress/Failed (kstatus' condition reason, e.g. "LessReplicas"). */
   reason?: string;
   conditions?: KStatusCondition[];
+  /** Terminating: what keeps it from going (deletion-holds.ts); absent when nothing says. */
+  heldBy?: WaitReason[];
 }
 
 export interface ComputeStatusOptions {

@@ -38,6 +38,8 @@ export interface WaitOptions {
   explainAfterMs?: number;
   /** How statuses are computed beyond kstatus' defaults (the run's health rules). */
   statusOptions?: Omit<ComputeStatusOptions, "now">;
+  /** After how long without a change a waited-for object is read again directly (live-cache.ts' QUIET_REREAD_MS). */
+  quietRereadMs?: number;
 }
 
 
@@ -67,8 +69,10 @@ export async function waitFor(cache: LiveCache, targets: WaitTarget[], opts: Wai
 
   const statusEvent = (t: WaitTarget, r: StatusResult) => {
     const object = cache.get(t.ref);
-    emit({ type: "status", ref: t.ref, status: r.status as KStatus, message: r.message, ...(object ? { object } : {}) });
+    emit({ type: "status", ref: t.ref, status: r.status as KStatus, message: r.message, ...(r.heldBy?.length ? { heldBy: r.heldBy } : {}), ...(object ? { object } : {}) });
   };
+  // What holds an object being deleted is its wait's reason (the explainer's, for waits until Current).
+  const holds = (r: StatusResult): { reasons?: WaitReason[] } => (opts.desired === "NotFound" && r.heldBy?.length ? { reasons: r.heldBy } : {});
 
   for (const t of targets) {
     const { result, done } = evaluate(t);
@@ -77,7 +81,7 @@ export async function waitFor(cache: LiveCache, targets: WaitTarget[], opts: Wai
       outcomes.set(refKey(t.ref), done);
       emit({ type: "wait", ref: t.ref, status: done, ...(done === "Failed" ? { message: result.message } : {}) });
     } else {
-      pending.set(refKey(t.ref), { target: t, result });
+      pending.set(refKey(t.ref), { target: t, result, ...holds(result) });
       emit({ type: "wait", ref: t.ref, status: "Pending", message: describeWaitingFor(result, opts.desired) });
     }
   }
@@ -104,8 +108,9 @@ export async function waitFor(cache: LiveCache, targets: WaitTarget[], opts: Wai
       const p = pending.get(key);
       if (!p) return;
       const { result, done } = evaluate(p.target);
-      if (result.status !== p.result.status || result.message !== p.result.message) {
+      if (result.status !== p.result.status || result.message !== p.result.message || !sameReasons(p.result.heldBy, result.heldBy ?? [])) {
         p.result = result;
+        if (opts.desired === "NotFound") p.reasons = result.heldBy;
         statusEvent(p.target, result);
       }
       if (done) {
@@ -161,6 +166,8 @@ export async function waitFor(cache: LiveCache, targets: WaitTarget[], opts: Wai
     const tickMs = opts.tickMs ?? 1000;
     const ticker = setInterval(() => {
       for (const key of [...pending.keys()]) recheck(key); // time-based rules (Pod scheduling window)
+      // Not only the watch: what has looked the same for a while is read again (live-cache.ts).
+      cache.refreshQuiet([...pending.values()].map((p) => p.target.ref), opts.quietRereadMs);
       explain();
       if (!finished && ++ticks % 2 === 0) progress();
     }, tickMs);

@@ -8,6 +8,10 @@
 //   429          Too Many Requests with Retry-After, the server never sees the request
 //   500, 503     an error answer, the server never sees the request
 //   500-after    the server does the request, the client gets a 500 instead of its answer
+// and, for long-running requests (watches) only, never picked at random:
+//   stall        the answer's headers arrive, then nothing: the server's events are swallowed
+//                while the connection stays open (a watch that silently stops delivering)
+//   cut          the answer flows for a second, then the connection is cut
 import { Agent, createServer, request, type Server } from "node:https";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { readFile, writeFile, mkdtemp } from "node:fs/promises";
@@ -17,7 +21,9 @@ import type { AddressInfo } from "node:net";
 import { parse, stringify } from "yaml";
 
 export const FAULT_KINDS = ["drop", "drop-after", "delay", "429", "500", "503", "500-after"] as const;
-export type FaultKind = (typeof FAULT_KINDS)[number];
+/** Faults for streams (watches), given by failNext or a plan that names them. */
+export const STREAM_FAULTS = ["stall", "cut"] as const;
+export type FaultKind = (typeof FAULT_KINDS)[number] | (typeof STREAM_FAULTS)[number];
 
 export interface FaultPlan {
   /** Fraction (0..1) of matching requests that get a fault. */
@@ -91,7 +97,7 @@ export async function startFaultProxy(kubeconfigPath: string, seed = Number(proc
   const random = mulberry32(seed);
   let plan: FaultPlan | undefined;
   const queued: { kind: FaultKind; match?: FaultPlan["match"] }[] = [];
-  const stats: FaultStats = { requests: 0, forwarded: 0, injected: Object.fromEntries(FAULT_KINDS.map((k) => [k, 0])) as Record<FaultKind, number> };
+  const stats: FaultStats = { requests: 0, forwarded: 0, injected: Object.fromEntries([...FAULT_KINDS, ...STREAM_FAULTS].map((k) => [k, 0])) as Record<FaultKind, number> };
 
   const pick = (req: { method: string; path: string }): FaultKind | undefined => {
     const i = queued.findIndex((q) => !q.match || q.match(req));
@@ -158,6 +164,31 @@ export async function startFaultProxy(kubeconfigPath: string, seed = Number(proc
               res.writeHead(500, { "content-type": "application/json" });
               res.end(statusBody(500, "InternalError", "fault proxy: injected 500 after the server answered"));
             }),
+          upstreamFailed(res),
+        );
+        return;
+      case "stall":
+        forward(
+          req,
+          res,
+          body,
+          (answer) => {
+            res.writeHead(answer.statusCode ?? 502, answer.headers);
+            answer.resume(); // read and dropped: the client hears nothing more
+            res.once("close", () => answer.destroy());
+          },
+          upstreamFailed(res),
+        );
+        return;
+      case "cut":
+        forward(
+          req,
+          res,
+          body,
+          (answer) => {
+            relay(res)(answer);
+            setTimeout(() => req.socket.destroy(), 1000);
+          },
           upstreamFailed(res),
         );
         return;

@@ -5,13 +5,13 @@
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { parse } from "yaml";
-import { LAST_APPLIED_ANNOTATION, withLastApplied } from "../../src/apply/csa/last-applied.js";
+import { withLastApplied } from "../../src/apply/csa/last-applied.js";
 import { patchSchemaFor } from "../../src/apply/csa/patch-schema.js";
 import { planClientSideApply } from "../../src/apply/csa/plan-csa.js";
 import type { PatchSchema } from "../../src/apply/csa/patch-schema.js";
 import { localPreviewNote, previewPlannedWrite, previewServerSide } from "../../src/apply/local-preview.js";
 import { appliedByManager, projectFields } from "../../src/apply/ssa-local.js";
-import type { KubeObject } from "../../src/model/kube-object.js";
+import { LAST_APPLIED_ANNOTATION, type KubeObject } from "../../src/model/kube-object.js";
 
 const loadDoc = (file: string): unknown => JSON.parse(readFileSync(new URL(`./fixtures/openapi/${file}`, import.meta.url), "utf8"));
 const deployment = patchSchemaFor(loadDoc("apis__apps__v1.json"), { group: "apps", version: "v1", kind: "Deployment" })!;

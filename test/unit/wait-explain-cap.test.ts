@@ -23,7 +23,7 @@ describe("wait explanations under load", () => {
   it(`explains at most ${MAX_EXPLAINED} waiting objects per round, in apply order`, async () => {
     const objects = Array.from({ length: 3 * MAX_EXPLAINED }, (_, i) => deployment(i));
     const byKey = new Map(objects.map((o) => [refKey(refOf(o)), o]));
-    const cache = { get: (ref: never) => byKey.get(refKey(ref)), readError: () => undefined, subscribe: () => () => undefined } as unknown as LiveCache;
+    const cache = { get: (ref: never) => byKey.get(refKey(ref)), readError: () => undefined, subscribe: () => () => undefined, refreshQuiet: () => undefined } as unknown as LiveCache;
     const asked: string[][] = [];
     const explainer = {
       canExplain: () => true,

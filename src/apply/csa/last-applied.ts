@@ -1,10 +1,8 @@
 // The last-applied-configuration annotation, written and read the way kubectl does, so a
 // package can move between kubectl apply and kpt-ts without a spurious patch or lost fields.
 
-import type { KubeObject } from "../../model/kube-object.js";
+import { LAST_APPLIED_ANNOTATION, type KubeObject } from "../../model/kube-object.js";
 import { compareStrings, isJsonObject } from "./json-value.js";
-
-export const LAST_APPLIED_ANNOTATION = "kubectl.kubernetes.io/last-applied-configuration";
 
 /**
  * The configuration last applied to a live object. Undefined when there is none or it is not

@@ -3,11 +3,12 @@
 // patch; everything else gets its JSON merge patch. The preview is the live object with the
 // patch applied locally, for dry-run output.
 
-import type { KubeObject } from "../../model/kube-object.js";
+import { LAST_APPLIED_ANNOTATION, type KubeObject } from "../../model/kube-object.js";
 import type { CsaPlan } from "../../model/plan.js";
 import { applyMergePatch, applyStrategicPatch } from "./apply-patch.js";
-import { LAST_APPLIED_ANNOTATION, lastAppliedOf, lastAppliedValue, withLastApplied } from "./last-applied.js";
+import { lastAppliedOf, lastAppliedValue, withLastApplied } from "./last-applied.js";
 import type { PatchSchema } from "./patch-schema.js";
+import { appliedByManager } from "../ssa-local.js";
 import { storedForm } from "./stored-form.js";
 import { containsJson, deepEqualJson, type JsonValue } from "./json-value.js";
 import { createThreeWayMergePatch, createThreeWayStrategicPatch, isEmptyPatch, mergeAdditions, strategicAdditions } from "./three-way-patch.js";
@@ -43,8 +44,25 @@ function hasUndefined(value: unknown): boolean {
   return false;
 }
 
-/** Throws PatchError when the objects cannot be patched (e.g. a merge-list item without its key). */
-export function planClientSideApply(desired: KubeObject, live: KubeObject | undefined, schema: PatchSchema | undefined): CsaPlan {
+/**
+ * What was applied last, for the three-way patch: the last-applied annotation, as kubectl reads
+ * it; for an object only ever applied server-side (no annotation), the fields `ssaManager`'s
+ * `Apply` entry owns. kubectl (and kpt) then remove nothing the package dropped and warn; the
+ * field manager's own record says exactly what the package set, so kpt-ts removes it.
+ */
+export function lastAppliedFor(live: KubeObject, ssaManager?: string): object | undefined {
+  const annotated = lastAppliedOf(live);
+  if (annotated || !ssaManager) return annotated;
+  const applied = appliedByManager(live, ssaManager);
+  return Object.keys(applied).length ? applied : undefined;
+}
+
+/**
+ * Throws PatchError when the objects cannot be patched (e.g. a merge-list item without its key).
+ * `ssaManager`: the server-side field manager, whose fields stand for the annotation when there
+ * is none (see lastAppliedFor).
+ */
+export function planClientSideApply(desired: KubeObject, live: KubeObject | undefined, schema: PatchSchema | undefined, ssaManager?: string): CsaPlan {
   if (live && lastAppliedUnchanged(desired, live)) {
     // Nothing to delete (see strategicAdditions): unchanged when nothing is to be added or
     // changed either. Otherwise the full patch below decides.
@@ -53,7 +71,7 @@ export function planClientSideApply(desired: KubeObject, live: KubeObject | unde
   }
   const modified = withLastApplied(desired);
   if (!live) return { op: "create", body: modified };
-  const original = lastAppliedOf(live);
+  const original = lastAppliedFor(live, ssaManager);
   if (schema) {
     const patch = createThreeWayStrategicPatch(original, modified, live, schema);
     if (isEmptyPatch(patch)) return { op: "unchanged" };

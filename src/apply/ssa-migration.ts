@@ -1,0 +1,61 @@
+// The IO of client-side → server-side migration (csa-upgrade.ts decides): read the object whole
+// (the live cache keeps only a marker of the client-side entries), send kubectl's JSON patch of
+// managedFields guarded by the resourceVersion it was computed from, and on a conflict read and
+// try again, as kubectl does (5 tries). For previews, the same migration applied locally to what
+// the server's dry run answered.
+
+import { ApiError } from "../cluster/api-error.js";
+import type { Cluster } from "../cluster/types.js";
+import type { ObjRef } from "../model/ref.js";
+import type { ManagedFieldsEntry } from "../model/managed-fields.js";
+import type { KubeObject } from "../model/kube-object.js";
+import { clientSideManagers, migratedManagedFields, migrationPatch, withManagedFields } from "./csa-upgrade.js";
+import type { PatchSchema } from "./csa/patch-schema.js";
+import { previewServerSideApply } from "./ssa-local.js";
+
+/** kubectl's maxPatchRetry. */
+const MAX_TRIES = 5;
+
+/** True when the live object (as the cache keeps it) still has client-side appliers to migrate. */
+export function migrationDue(live: KubeObject | undefined): boolean {
+  return live !== undefined && clientSideManagers(live).size > 0;
+}
+
+/**
+ * Hands the client-side appliers' fields to `fieldManager` before its server-side apply. Returns
+ * the object as migrated, or undefined when there was nothing to do (or it is gone).
+ */
+export async function migrateToServerSide(cluster: Cluster, ref: ObjRef, fieldManager: string, signal?: AbortSignal): Promise<KubeObject | undefined> {
+  for (let attempt = 1; ; attempt++) {
+    const live = await cluster.get(ref, signal);
+    if (!live) return undefined;
+    const managedFields = migratedManagedFields(live, fieldManager, new Date());
+    if (!managedFields) return undefined;
+    try {
+      return await cluster.patch(ref, migrationPatch(managedFields, live.metadata.resourceVersion), "json", { fieldManager, signal });
+    } catch (err) {
+      // Changed since it was read: read it again and recompute.
+      if (err instanceof ApiError && err.status === 409 && attempt < MAX_TRIES) continue;
+      throw err;
+    }
+  }
+}
+
+/** The live object read whole, with the managedFields the migration would give it (undefined: nothing to migrate). */
+export async function readMigrated(cluster: Cluster, ref: ObjRef, fieldManager: string, signal?: AbortSignal): Promise<KubeObject | undefined> {
+  const live = await cluster.get(ref, signal);
+  const managedFields = live && migratedManagedFields(live, fieldManager, new Date());
+  return live && managedFields ? withManagedFields(live, managedFields) : undefined;
+}
+
+/**
+ * What a server-side apply would leave once the migration is done, for a preview: the server's
+ * dry run of the apply (`applied`) without the fields the package dropped that the migration
+ * would make `fieldManager`'s (the dry run cannot see them go, as the migration is not made).
+ */
+export async function previewAfterMigration(cluster: Cluster, ref: ObjRef, desired: KubeObject, applied: KubeObject, fieldManager: string, schema: PatchSchema | undefined, signal?: AbortSignal): Promise<KubeObject> {
+  const migrated = await readMigrated(cluster, ref, fieldManager, signal);
+  if (!migrated) return applied;
+  const preview = previewServerSideApply(desired, withManagedFields(applied, migrated.metadata.managedFields as ManagedFieldsEntry[]), fieldManager, schema);
+  return { ...preview, metadata: { ...preview.metadata, managedFields: applied.metadata.managedFields } };
+}
