@@ -4,6 +4,7 @@
 // It is an optional peer dependency (54 MB that nobody else needs): not installed by default, so
 // such a user is told what to install.
 
+import { createRequire } from "node:module";
 import { ClusterError } from "../errors.js";
 import type { Credentials, CredentialSource } from "./credential-source.js";
 import type { Entry } from "./kubeconfig-files.js";
@@ -19,7 +20,8 @@ export function authProviderCredentials(user: Entry, server: string, base: Crede
     runsProgram: true,
     get: async () => {
       try {
-        kc ??= import("@kubernetes/client-node").then((k8s) => {
+        kc ??= Promise.resolve().then(() => {
+          const k8s = loadClientNode();
           const c = new k8s.KubeConfig();
           c.loadFromOptions({
             clusters: [{ name: "c", server, skipTLSVerify: false }],
@@ -51,6 +53,16 @@ export function authProviderCredentials(user: Entry, server: string, base: Crede
       return true;
     },
   };
+}
+
+/**
+ * require(), not import(): the launcher runs the bundled program through vm.Script with V8's code
+ * cache, and code read back from that cache has lost its dynamic import callback ("A dynamic
+ * import callback was not specified"); require() of this ES module works on every Node that
+ * package.json's engines allow (>= 20.19), and needs no experimental loader.
+ */
+function loadClientNode(): typeof import("@kubernetes/client-node") {
+  return createRequire(import.meta.url)(CLIENT_NODE.name) as typeof import("@kubernetes/client-node");
 }
 
 /** The import failed because the package itself is absent (not one of its own imports). */

@@ -219,11 +219,16 @@ describe("npm pack of a clean clone, installed with production dependencies only
     expect(r.code, printed(r)).toBe(1);
     expect(r.stderr).toMatch(/the auth-provider "oidc" of user "user".* needs @kubernetes\/client-node, which is not installed/);
     expect(r.stderr).toContain("npm install --global @kubernetes/client-node@^1.4.0");
-    // With it installed (this repository has it as a devDependency) the same user gets that far and
-    // no further: the cluster does not know the token.
-    const withIt = await kptTs(["live", "status", dir, "--kubeconfig", file]);
-    expect(withIt.code, printed(withIt)).toBe(1);
-    expect(withIt.stderr).not.toMatch(/not installed/);
+    // With it installed (this repository has it as a devDependency) the same user's token reaches the
+    // cluster, which does not know it; the same again when the launcher's code cache is warm (code
+    // read back from V8's cache once lost its import() callback).
+    const cache = mkdtempSync(join(work, "code-cache-"));
+    for (const attempt of ["cold", "warm"]) {
+      const withIt = await kptTs(["live", "status", dir, "--kubeconfig", file], { env: { KPT_TS_CODE_CACHE: cache } });
+      expect(withIt.code, `${attempt} cache: ${printed(withIt)}`).toBe(1);
+      expect(withIt.stderr, `${attempt} cache`).toMatch(/^error: cannot discover the API of https:\/\/127\.0\.0\.1:\d+: Unauthorized$/m);
+    }
+    expect(readdirSync(cache)).toHaveLength(1);
   });
 
   it("exports the library by its name, with its types (`import { apply } from \"kpt-ts\"`)", async () => {
@@ -233,7 +238,7 @@ describe("npm pack of a clean clone, installed with production dependencies only
         'import { apply, plan, PackageError, type EngineEvent, type RunPlan } from "kpt-ts";',
         "const events: AsyncIterable<EngineEvent> = apply({ path: \"./pkg\" });",
         "const planned: Promise<RunPlan> = plan({ path: \"./pkg\" });",
-        'console.log(typeof apply, typeof plan, new PackageError("x") instanceof Error, events !== undefined, planned !== undefined);',
+        'console.log(typeof apply, typeof plan, PackageError.prototype instanceof Error, events !== undefined, planned !== undefined);',
         "planned.catch(() => {});",
         "",
       ].join("\n"),
@@ -244,7 +249,7 @@ describe("npm pack of a clean clone, installed with production dependencies only
       { cwd: installDir },
     );
     expect(tsc.code, printed(tsc)).toBe(0);
-    writeFileSync(join(installDir, "lib.mjs"), 'import { apply, plan, PackageError } from "kpt-ts";\nconsole.log(typeof apply, typeof plan, new PackageError("x") instanceof Error);\n');
+    writeFileSync(join(installDir, "lib.mjs"), 'import { apply, plan, PackageError } from "kpt-ts";\nconsole.log(typeof apply, typeof plan, PackageError.prototype instanceof Error);\n');
     const r = await run(process.execPath, ["lib.mjs"], { cwd: installDir });
     expect(r.stdout.trim(), printed(r)).toBe("function function true");
   });
