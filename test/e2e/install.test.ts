@@ -24,7 +24,11 @@ const work = mkdtempSync(join(tmpdir(), "kpt-ts-install-"));
 const clone = join(work, "clone");
 const namespaces: string[] = [];
 
-const npm = (args: string[], cwd: string, timeoutMs = 280_000) =>
+/** npm's own time on a busy machine: the git install took 76 s alone and over 280 s beside four other test runs. */
+const NPM_MS = 600_000;
+const SLOW = { timeout: 3 * NPM_MS };
+
+const npm = (args: string[], cwd: string, timeoutMs = NPM_MS) =>
   run("npm", [...args, "--no-audit", "--no-fund", "--prefer-offline"], { cwd, timeoutMs, env: { npm_config_update_notifier: "false" } });
 
 function must(r: RunResult, what: string): RunResult {
@@ -110,7 +114,7 @@ async function runAction(actionPath: string, inputs: Record<string, string>, cwd
     const env = Object.fromEntries(Object.entries(step.env ?? {}).map(([k, v]) => [k, expand(String(v))]));
     const r = await run("bash", ["--noprofile", "--norc", "-eo", "pipefail", script], {
       cwd: join(cwd, expand(step["working-directory"] ?? ".")),
-      timeoutMs: 280_000,
+      timeoutMs: NPM_MS,
       env: {
         ...env,
         GITHUB_ACTIONS: "true",
@@ -134,7 +138,7 @@ async function runAction(actionPath: string, inputs: Record<string, string>, cwd
 }
 
 describe("the GitHub Action (action.yml), from a clean checkout of the repository", () => {
-  it("installs kpt-ts from its own checkout, previews a package to the step summary, applies it, and previews no change after", async () => {
+  it("installs kpt-ts from its own checkout, previews a package to the step summary, applies it, and previews no change after", SLOW, async () => {
     expect(existsSync(join(clone, "dist"))).toBe(false);
     const { ns, dir } = await rgPackage("e2e-action");
     must(await kptTs(["live", "init", dir, "--namespace", ns]), "live init");
@@ -182,7 +186,7 @@ describe("npm pack of a clean clone, installed with production dependencies only
     writeFileSync(join(installDir, "package.json"), JSON.stringify({ name: "uses-kpt-ts", private: true, type: "module" }));
     must(await npm(["install", "--omit=dev", tarball], installDir), "npm install of the tarball");
     bin = join(installDir, "node_modules", ".bin", "kpt-ts");
-  });
+  }, SLOW.timeout);
 
   it("has a node_modules of at most 25 MB, without @kubernetes/client-node", () => {
     const size = treeSize(join(installDir, "node_modules"));
@@ -256,7 +260,7 @@ describe("npm pack of a clean clone, installed with production dependencies only
 });
 
 describe("npm install git+file://<clean clone>", () => {
-  it("builds on prepare and gives a working kpt-ts", async () => {
+  it("builds on prepare and gives a working kpt-ts", SLOW, async () => {
     const dir = mkdtempSync(join(work, "git-"));
     writeFileSync(join(dir, "package.json"), JSON.stringify({ name: "uses-kpt-ts-from-git", private: true }));
     const installed = must(await npm(["install", `git+file://${clone}`], dir), "npm install git+file://");
