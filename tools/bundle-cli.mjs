@@ -1,32 +1,94 @@
-// Bundles the command line after tsc: the program (dist/cli.js as tsc wrote it, with every
-// dependency) becomes one CommonJS script, dist/cli-program.cjs, and dist/cli.js becomes the
-// launcher (src/cli-launcher.ts) that runs it with V8's code cache. One file instead of ~200
-// modules, and compiled code reused between runs: most of kpt-ts's start-up time (see bench/).
-// Command bodies stay lazy: esbuild turns their import() into functions run on first use.
-// The library (dist/index.js) is left as tsc wrote it. @kubernetes/client-node (legacy
-// auth-provider users only) and yaml (the precise YAML path) stay external: they are loaded
-// lazily and only when needed.
+// Makes dist/, what the package ships, from tsc's output in .build/ (npm run build: tsc, then this).
+// One copy of the code, no source maps:
+//   dist/cli-program.cjs  the command line AND the library, bundled with every dependency into one
+//                         CommonJS script (one file instead of ~200 modules, and V8's code cache can
+//                         take it: most of kpt-ts's start-up time, see bench/). Loaded plainly, it runs
+//                         the command line; loaded by dist/index.js, it hands back the library instead.
+//                         Command bodies stay lazy: esbuild turns their import() into functions run on
+//                         first use, and the require() calls below do the same for the two entries.
+//   dist/cli.js           the launcher (src/cli-launcher.ts), which runs cli-program.cjs with V8's code cache.
+//   dist/index.js         the library's ES module entry (`import { apply } from "kpt-ts"`): it loads the
+//                         same bundle and re-exports the library's names.
+//   dist/**/*.d.ts        the library's declarations: index.d.ts and what it refers to, nothing else.
+// @kubernetes/client-node (legacy auth-provider users only; an optional peer dependency) and yaml
+// (the precise YAML path) stay external: they are loaded lazily and only when needed.
 import { build } from "esbuild";
-import { chmod, copyFile, rm } from "node:fs/promises";
-import { dirname, join } from "node:path";
+import { chmod, copyFile, mkdir, readFile, rm, writeFile } from "node:fs/promises";
+import { createRequire } from "node:module";
+import { dirname, join, relative, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 
-const dist = join(dirname(fileURLToPath(import.meta.url)), "..", "dist");
-// The chunks of the earlier ES module bundle, if a dist/ from before is still there.
-await rm(join(dist, "cli-chunks"), { recursive: true, force: true });
+const root = join(dirname(fileURLToPath(import.meta.url)), "..");
+const tsc = join(root, ".build");
+const dist = join(root, "dist");
+/** Set by dist/index.js before it loads the bundle: "give me the library, do not run the command line". */
+const LIBRARY_MODE = 'Symbol.for("kpt-ts.library")';
+
+await rm(dist, { recursive: true, force: true });
+await mkdir(dist, { recursive: true });
+
+const external = ["@kubernetes/client-node", "yaml"];
 await build({
-  entryPoints: [join(dist, "cli.js")],
+  stdin: {
+    contents: `if (globalThis[${LIBRARY_MODE}] === true) module.exports = require("./index.js");\nelse require("./cli.js");\n`,
+    resolveDir: tsc,
+    sourcefile: "entry.cjs",
+    loader: "js",
+  },
   outfile: join(dist, "cli-program.cjs"),
   bundle: true,
   format: "cjs",
   platform: "node",
   target: "node20",
-  external: ["@kubernetes/client-node", "yaml"],
+  external,
   // A CommonJS script has no import.meta; its URL is the script's own.
   define: { "import.meta.url": "__kptTsUrl" },
   banner: { js: 'var __kptTsUrl = require("node:url").pathToFileURL(__filename).href;' },
-  sourcemap: true,
   logLevel: "warning",
 });
-await copyFile(join(dist, "cli-launcher.js"), join(dist, "cli.js"));
+
+// The launcher, with the little it imports (the user cache directory) inlined.
+await build({
+  entryPoints: [join(tsc, "cli-launcher.js")],
+  outfile: join(dist, "cli.js"),
+  bundle: true,
+  format: "esm",
+  platform: "node",
+  target: "node20",
+  external,
+  logLevel: "warning",
+});
 await chmod(join(dist, "cli.js"), 0o755);
+
+// The library's names, as the bundle exports them (asked once, here, in a child-free way: the
+// library's modules do nothing when loaded).
+globalThis[Symbol.for("kpt-ts.library")] = true;
+const names = Object.keys(createRequire(import.meta.url)(join(dist, "cli-program.cjs"))).filter((n) => n !== "__esModule" && n !== "default").sort();
+delete globalThis[Symbol.for("kpt-ts.library")];
+if (!names.includes("apply")) throw new Error(`the bundle's library exports no apply (found: ${names.join(", ")})`);
+await writeFile(
+  join(dist, "index.js"),
+  [
+    "// The library (`import { apply } from \"kpt-ts\"`): the same bundle as the command line, loaded",
+    "// without running it. Made by tools/bundle-cli.mjs; the types are in index.d.ts.",
+    'import { createRequire } from "node:module";',
+    `globalThis[${LIBRARY_MODE}] = true;`,
+    'const lib = createRequire(import.meta.url)("./cli-program.cjs");',
+    `export const { ${names.join(", ")} } = lib;`,
+    "",
+  ].join("\n"),
+);
+
+// The declarations index.d.ts needs, transitively, at the same relative paths.
+const seen = new Set();
+const queue = [join(tsc, "index.d.ts")];
+while (queue.length > 0) {
+  const file = queue.pop();
+  if (seen.has(file)) continue;
+  seen.add(file);
+  const text = await readFile(file, "utf8");
+  for (const m of text.matchAll(/(?:from\s+|import\s*\(\s*)["'](\.{1,2}\/[^"']+)\.js["']/g)) queue.push(resolve(dirname(file), `${m[1]}.d.ts`));
+  const out = join(dist, relative(tsc, file));
+  await mkdir(dirname(out), { recursive: true });
+  await copyFile(file, out);
+}

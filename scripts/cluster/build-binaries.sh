@@ -2,6 +2,10 @@
 # Builds the local control plane's binaries from their Go modules, once per version.
 # Output: $KPT_TS_CACHE/<component>-<version>/bin/<binary>. Prints the bin directory of each on success.
 # Nothing is downloaded from release sites: only the Go module proxy is used.
+# Any Kubernetes the module proxy serves: K8S_VERSION=v1.34.4 (or v1.35.4, the default, v1.36.3,
+# v1.37.2...). Each builds with the Go on PATH when that Go is at least what the version's go.mod
+# asks for; otherwise export GOTOOLCHAIN=go1.27.3 (or the version named), and the go command takes
+# that toolchain from the module proxy like a module.
 set -euo pipefail
 
 K8S_VERSION=${K8S_VERSION:-v1.35.4}
@@ -11,11 +15,11 @@ CACHE=${KPT_TS_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/kpt-ts/cluster}
 
 command -v go >/dev/null || { echo "kpt-ts cluster: 'go' is not on PATH; install Go >= 1.25 to build the local control plane (or set KUBEBUILDER_ASSETS)" >&2; exit 127; }
 
-export GOTOOLCHAIN=local CGO_ENABLED=0 GOFLAGS=-mod=mod
+export GOTOOLCHAIN=${GOTOOLCHAIN:-local} CGO_ENABLED=0 GOFLAGS=-mod=mod
 log() { echo "[build] $*" >&2; }
 
 build_k8s() {
-  local dir="$CACHE/kubernetes-$K8S_VERSION" minor staging gomod m
+  local dir="$CACHE/kubernetes-$K8S_VERSION" minor staging gomod m need have
   if [ -x "$dir/bin/kube-apiserver" ] && "$dir/bin/kube-apiserver" --version 2>/dev/null | grep -qx "Kubernetes $K8S_VERSION" \
      && [ -x "$dir/bin/kube-controller-manager" ] && [ -x "$dir/bin/kube-scheduler" ]; then return; fi
   log "building kube-apiserver, kube-controller-manager, kube-scheduler $K8S_VERSION (first run only; ~15 min on 2 cores)"
@@ -27,7 +31,13 @@ build_k8s() {
   for m in $(sed -n 's#^\t\(k8s\.io/[a-z0-9-]*\) v0\.0\.0$#\1#p' "$gomod"); do
     go mod edit "-replace=$m=$m@$staging"
   done
-  go mod edit -go="$(sed -n 's/^go //p' "$gomod")"
+  need=$(sed -n 's/^go //p' "$gomod")
+  have=$(go env GOVERSION); have=${have#go}
+  if [ "$GOTOOLCHAIN" = local ] && [ "$(printf '%s\n%s\n' "$need" "$have" | sort -V | head -1)" != "$need" ]; then
+    echo "kpt-ts cluster: Kubernetes $K8S_VERSION needs Go >= $need and the Go on PATH is $have: export GOTOOLCHAIN=go$need (or newer; the go command fetches it from the module proxy) and run again" >&2
+    exit 1
+  fi
+  go mod edit -go="$need"
   go get "k8s.io/kubernetes/cmd/kube-apiserver@$K8S_VERSION" "k8s.io/kubernetes/cmd/kube-controller-manager@$K8S_VERSION" \
          "k8s.io/kubernetes/cmd/kube-scheduler@$K8S_VERSION" >&2
   local V="-X k8s.io/component-base/version" C="-X k8s.io/client-go/pkg/version"

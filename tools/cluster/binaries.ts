@@ -9,8 +9,11 @@ import { promisify } from "node:util";
 
 const run = promisify(execFile);
 
+/** The Kubernetes the tests run on unless K8S_VERSION names another (README: "Kubernetes versions"). */
+export const DEFAULT_K8S_VERSION = "v1.35.4";
+
 export const VERSIONS = {
-  kubernetes: process.env.K8S_VERSION ?? "v1.35.4",
+  kubernetes: process.env.K8S_VERSION || DEFAULT_K8S_VERSION,
   etcd: process.env.ETCD_VERSION ?? "v3.6.10",
   kwok: process.env.KWOK_VERSION ?? "v0.8.0",
 } as const;

@@ -8,11 +8,12 @@ import { mkdir, readFile, readdir, rename, rm, writeFile } from "node:fs/promise
 import { request } from "node:https";
 import { join, resolve } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
-import { ensureBinaries, type Binaries } from "./binaries.js";
+import { DEFAULT_K8S_VERSION, ensureBinaries, VERSIONS, type Binaries } from "./binaries.js";
 import { createPki } from "./pki.js";
 import { freePort, isPortFree } from "./ports.js";
 
-export const DEFAULT_STATE_DIR = resolve(import.meta.dirname, "../../.cluster");
+/** `.cluster` for the default Kubernetes, `.cluster-v1.34.4` for K8S_VERSION=v1.34.4: each version its own cluster. */
+export const DEFAULT_STATE_DIR = resolve(import.meta.dirname, "../..", VERSIONS.kubernetes === DEFAULT_K8S_VERSION ? ".cluster" : `.cluster-${VERSIONS.kubernetes}`);
 const NODE_COUNT = 3;
 
 interface Proc {
@@ -141,7 +142,19 @@ function apiserverArgs(state: ClusterState): string[] {
     "--service-cluster-ip-range=10.96.0.0/16",
     "--allow-privileged=true",
     "--profiling=false",
+    ...endpointReconciler(VERSIONS.kubernetes),
   ];
+}
+
+/**
+ * From v1.37 the API server refuses a loopback --advertise-address with its default endpoint
+ * reconciler ("cannot use public IP 127.0.0.1 with endpoint reconciler: ... may not be in the
+ * loopback range"); without one it starts, and the `kubernetes` Service has no endpoints, which
+ * nothing here uses. Older versions keep their default.
+ */
+export function endpointReconciler(version: string): string[] {
+  const minor = Number(/^v1\.(\d+)\./.exec(version)?.[1] ?? 0);
+  return minor >= 37 ? ["--endpoint-reconciler-type=none"] : [];
 }
 
 function kubeconfigYaml(server: string, pki: { ca: string; cert: string; key: string }): string {
