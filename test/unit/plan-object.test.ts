@@ -10,7 +10,7 @@ import { patchSchemaFor } from "../../src/apply/csa/patch-schema.js";
 import { leftAloneRules, parseFieldPaths, releasedManagedFields, withoutFields, ownedLeftAlone } from "../../src/apply/left-alone.js";
 import { MAX_ANNOTATIONS_BYTES, storedAnnotationBytes } from "../../src/apply/stored-annotations.js";
 import { planNote } from "../../src/diff/change-set.js";
-import { decideObject, needsMergeSchema, type ObjectPlanOptions } from "../../src/plan/plan-object.js";
+import { decideObject, needsMergeSchema, settleRemovalPatch, type ObjectPlanOptions } from "../../src/plan/plan-object.js";
 import type { KubeObject } from "../../src/model/kube-object.js";
 import type { PlannedApply } from "../../src/model/plan.js";
 
@@ -199,5 +199,48 @@ describe("kpt-ts.dev/create-only", () => {
   it("false is the same as no annotation", () => {
     const live = storedCsa(withLastApplied(deployment(9)));
     expect(decideObject(deployment(1, { "kpt-ts.dev/create-only": "false" }), live, apps, CSA).operation).toBe("update");
+  });
+});
+
+describe("a client-side patch that only takes away what the server defaults (metrics-server's $retainKeys)", () => {
+  // The package sets strategy.rollingUpdate only; the server fills in strategy.type and
+  // maxSurge. kubectl's patch carries `$retainKeys: [rollingUpdate]`, which would drop `type`,
+  // and the server defaults it straight back: kubectl and kpt write this every run.
+  const pkg = (): KubeObject => {
+    const d = deployment(1) as any;
+    delete d.spec.replicas;
+    d.spec.strategy = { rollingUpdate: { maxUnavailable: 0 } };
+    return d as KubeObject;
+  };
+  const live = storedCsa(withLastApplied(pkg()), (o) => {
+    o.spec.replicas = 1;
+    o.spec.strategy = { type: "RollingUpdate", rollingUpdate: { maxUnavailable: 0, maxSurge: "25%" } };
+    // Defaults inside list items, which the quick no-op test cannot see past.
+    o.spec.template.spec.containers[0].terminationMessagePolicy = "File";
+  });
+
+  it("is planned as an update that only removes, for the server's dry run to settle", () => {
+    const d = decideObject(pkg(), live, apps, CSA);
+    expect(d.operation).toBe("update");
+    expect(d.csa).toMatchObject({ op: "patch", removesOnly: true });
+  });
+
+  it.each([
+    { name: "the dry run stores the live object as it is (defaults filled back): unchanged", stored: live, operation: "unchanged" },
+    { name: "the dry run stores something else: still the update", stored: { ...live, spec: { ...(live as any).spec, strategy: { rollingUpdate: { maxUnavailable: 0 } } } } as KubeObject, operation: "update" },
+  ])("$name", ({ stored, operation }) => {
+    const d = decideObject(pkg(), live, apps, CSA);
+    const p = { ref: { group: "apps", kind: "Deployment", name: "web", namespace: "ns" }, object: pkg(), source: { file: "d.yaml", line: 1 }, live, ...d } as PlannedApply;
+    // What every dry run changes (resourceVersion, managedFields) does not count.
+    const answered = { ...stored, metadata: { ...stored.metadata, resourceVersion: "8", managedFields: [] } } as KubeObject;
+    expect(settleRemovalPatch(p, answered).operation).toBe(operation);
+  });
+
+  it("a patch that changes a value the package sets is never settled away", () => {
+    const changed = pkg() as any;
+    changed.spec.strategy.rollingUpdate.maxUnavailable = 1;
+    const d = decideObject(changed, live, apps, CSA);
+    expect(d.csa).toMatchObject({ op: "patch" });
+    expect((d.csa as { removesOnly?: true }).removesOnly).toBeUndefined();
   });
 });
