@@ -1,6 +1,7 @@
 // `live status`: the status of every object the cluster inventory lists, as a stream of status
 // events: all of them once, then each change, until the poll-until condition holds.
 
+import { setLongTimeout, type LongTimer } from "../util/long-timer.js";
 import { EventChannel } from "../util/event-channel.js";
 import { statusOfLive } from "./compute-status.js";
 import type { Cluster } from "../cluster/types.js";
@@ -50,7 +51,7 @@ export function followStatus(cluster: Cluster, refs: ObjRef[], opts: FollowStatu
   };
 
   (async () => {
-    let timer: NodeJS.Timeout | undefined;
+    let timer: LongTimer | undefined;
     let ticker: NodeJS.Timeout | undefined;
     try {
       await cache.follow(refs);
@@ -73,7 +74,7 @@ export function followStatus(cluster: Cluster, refs: ObjRef[], opts: FollowStatu
             for (const r of refs) publish(r); // time-based rules
             check();
           }, 1000);
-          if (opts.timeoutMs) timer = setTimeout(finish, opts.timeoutMs);
+          if (opts.timeoutMs) timer = setLongTimeout(finish, opts.timeoutMs);
           abort.signal.addEventListener("abort", finish, { once: true });
           check();
         });
@@ -82,7 +83,7 @@ export function followStatus(cluster: Cluster, refs: ObjRef[], opts: FollowStatu
     } catch (err) {
       channel.fail(err);
     } finally {
-      if (timer) clearTimeout(timer);
+      timer?.clear();
       if (ticker) clearInterval(ticker);
       cache.close();
     }

@@ -3,6 +3,7 @@
 // with a single CRD does not list every CRD in the cluster). A poll every `pollPeriodMs` takes
 // over only where the server refuses to watch.
 
+import { sleepLong } from "../util/long-timer.js";
 import { setMaxListeners } from "node:events";
 import { setTimeout as sleep } from "node:timers/promises";
 import { ApiError } from "../cluster/api-error.js";
@@ -224,7 +225,7 @@ export class LiveCache {
       }
       if (watchRefused) {
         this.stats.polls++;
-        await sleep(this.opts.pollPeriodMs ?? 2000, undefined, { signal }).catch(() => {});
+        await sleepLong(this.opts.pollPeriodMs ?? 2000, signal).catch(() => {});
         continue;
       }
       try {

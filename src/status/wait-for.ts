@@ -2,6 +2,7 @@
 // driven by the live cache's watch events, not by polling. Emits kpt's wait events, status
 // events on every change, and `waiting` progress so a long wait is never silent.
 
+import { setLongTimeout } from "../util/long-timer.js";
 import type { EngineEvent, KStatus, WaitReason } from "../events.js";
 import { refKey, type ObjRef } from "../object/ref.js";
 import type { KubeObject } from "../object/types.js";
@@ -120,7 +121,7 @@ export async function waitFor(cache: LiveCache, targets: WaitTarget[], opts: Wai
       finished = true;
       unsubscribe();
       clearInterval(ticker);
-      if (timer) clearTimeout(timer);
+      timer?.clear();
       opts.signal?.removeEventListener("abort", onAbort);
       if (rest) {
         for (const [key, p] of pending) {
@@ -164,7 +165,7 @@ export async function waitFor(cache: LiveCache, targets: WaitTarget[], opts: Wai
       explain();
       if (!finished && ++ticks % 2 === 0) progress();
     }, tickMs);
-    const timer = opts.timeoutMs ? setTimeout(() => finish("Timeout"), opts.timeoutMs) : undefined;
+    const timer = opts.timeoutMs ? setLongTimeout(() => finish("Timeout"), opts.timeoutMs) : undefined;
     const onAbort = () => finish("Skipped");
     opts.signal?.addEventListener("abort", onAbort, { once: true });
     if (opts.signal?.aborted) onAbort();
