@@ -27,7 +27,7 @@ export async function liveApply(pkgPath: string, f: FlagValues<typeof applyFlags
     return;
   }
   const dryRun = f.dryRun ? (f.serverSide && !f.local ? ("server" as const) : ("client" as const)) : ("none" as const);
-  const early = openClusterEarly(g, { maxSockets: (f.concurrency ?? 16) + 32, openapi: !f.serverSide });
+  const early = openClusterEarly(g, { maxSockets: (f.concurrency ?? 16) + 32, openapi: !f.serverSide, io });
   try {
     const pkg = await readCommandPackage(pkgPath, io, f.rgFile);
     const statusOptions = await statusOptionsFor(pkg, f.healthRules);

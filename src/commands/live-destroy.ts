@@ -10,7 +10,7 @@ import { showRun } from "./show-run.js";
 
 export async function liveDestroy(pkgPath: string, f: FlagValues<typeof destroyFlags>, g: GlobalFlags, io: CommandIO): Promise<void> {
   const dryRun = f.dryRun ? ("client" as const) : ("none" as const);
-  const early = openClusterEarly(g, { maxSockets: (f.concurrency ?? 16) + 32 });
+  const early = openClusterEarly(g, { maxSockets: (f.concurrency ?? 16) + 32, io });
   try {
     const pkg = await readCommandPackage(pkgPath, io, f.rgFile);
     const statusOptions = await statusOptionsFor(pkg, f.healthRules);

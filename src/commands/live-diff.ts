@@ -22,7 +22,7 @@ export async function liveDiff(pkgPath: string, f: FlagValues<typeof diffFlags>,
 /** The change set of the next apply (shared with `live apply --dry-run --output markdown`). */
 export async function previewChanges(pkgPath: string, o: Omit<DiffOptions, "signal">, g: GlobalFlags, io: CommandIO, rgFile?: string): Promise<ChangeSet> {
   const pkg = await readCommandPackage(pkgPath, io, rgFile);
-  const cluster = openCluster(g, { maxSockets: o.concurrency + 8 });
+  const cluster = openCluster(g, { maxSockets: o.concurrency + 8, io });
   try {
     return await computeDiff(pkg, cluster, { ...o, signal: io.signal });
   } finally {

@@ -9,7 +9,7 @@ import { colorFor, readCommandPackage, statusOptionsFor, type CommandIO } from "
 import { openClusterEarly } from "./open-cluster.js";
 
 export async function liveStatus(pkgPath: string, f: FlagValues<typeof statusFlags>, g: GlobalFlags, io: CommandIO): Promise<void> {
-  const early = openClusterEarly(g);
+  const early = openClusterEarly(g, { io });
   try {
     const pkg = await readCommandPackage(pkgPath, io, f.rgFile);
     const statusOptions = await statusOptionsFor(pkg, f.healthRules);

@@ -2,6 +2,7 @@
 // chosen format (with the live wait view in a terminal), and turn failed objects into kpt's
 // result error (exit 3).
 
+import { warningLine } from "../print/terminal-text.js";
 import type { Cluster } from "../cluster/types.js";
 import { ResultError } from "../errors.js";
 import { statsFailed, type EngineEvent } from "../events.js";
@@ -24,7 +25,7 @@ export interface ShowRunOptions {
 
 export async function showRun(events: AsyncIterable<EngineEvent>, o: ShowRunOptions): Promise<void> {
   const { io } = o;
-  const recorded = recordChanges(events, { cluster: o.cluster, keep: o.historyLimit ?? DEFAULT_HISTORY_LIMIT, onWarning: (w) => io.stderr.write(`[WARN] ${w}\n`) });
+  const recorded = recordChanges(events, { cluster: o.cluster, keep: o.historyLimit ?? DEFAULT_HISTORY_LIMIT, onWarning: (w) => io.stderr.write(warningLine(w)) });
   const progress = wantsProgressView({ output: o.output, stderrIsTTY: Boolean(io.stderr.isTTY), env: io.env, colorFlag: o.globals.color === false ? false : undefined });
   const stats = await printRun(recorded, {
     output: o.output,
