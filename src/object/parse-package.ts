@@ -9,7 +9,7 @@ import { PackageError } from "../errors.js";
 import type { PackageIssue } from "../errors.js";
 import { refKey, refOf } from "./ref.js";
 import type { InventoryInfo, KubeObject, Package, PackageDocument, PackageObject, SourcePos } from "./types.js";
-import { describeObject, isRecord, validateObject } from "./validate-object.js";
+import { describeObject, isRecord, typeName, validateObject } from "./validate-object.js";
 import { parseYamlDocuments, type ParsedYaml } from "./yaml-documents.js";
 import type { FieldPath } from "./yaml-documents.js";
 import { checkDnsLabel, checkDnsSubdomain, checkLabelValue } from "./names.js";
@@ -160,6 +160,11 @@ function readKptfiles(files: PackageFile[], display: (rel: string) => string, is
     for (const err of parsed.errors) issues.push({ source: { file, line: err.line }, message: `invalid YAML: ${err.message}` });
     const doc = parsed.documents[0];
     if (!doc) continue;
+    // kpt refuses such a Kptfile (yaml.v3 cannot read a string into its KptFile struct); so does kpt-ts.
+    if (!isRecord(doc.value)) {
+      issues.push({ source: { file, line: doc.line }, object: "Kptfile", message: `a Kptfile must be a mapping (apiVersion: kpt.dev/v1, kind: Kptfile, metadata, ...), found ${typeName(doc.value)}` });
+      continue;
+    }
     const dir = posix.dirname(posix.normalize(f.path));
     out.push({ dir: dir === "." ? "" : dir, entry: { value: doc.value, file, line: doc.line, lineOf: doc.lineOf } });
   }
