@@ -38,6 +38,7 @@ export function describeBody(text: string): string {
 /** `a list`, `null`, `a string`: how a value that should be an object is named in messages. */
 export function describeValue(v: unknown): string {
   if (v === null) return "null";
+  if (v === undefined) return "missing";
   if (Array.isArray(v)) return "a list";
   return typeof v === "object" ? "an object" : `a ${typeof v}`;
 }

@@ -1,25 +1,37 @@
-// Parsed package files kept between runs, keyed by a hash of their text: a file that has not
-// changed is read back as JSON instead of parsed as YAML again, which is most of a re-apply's
-// start-up (a 500-object package: about 40 ms of cold YAML parsing against 2 ms). The key also
-// names this parser's build, so a new kpt-ts never reads an older one's results.
+// Parsed package files kept between runs: a file that has not changed is read back as JSON
+// instead of parsed as YAML again, which is most of a re-apply's start-up (a 500-object package:
+// about 40 ms of cold YAML parsing against 2 ms). The key also names this parser's build, so a new
+// kpt-ts never reads an older one's results.
+//
+// One file per package (its root directory), holding each of its files' parse under the hash of
+// the file's text: a run reads one file and writes at most one, whatever the package's size (a
+// file per parsed file cost a 10,000-file package tens of thousands of system calls, more than
+// parsing it). Entries the package no longer has are dropped when it is written again.
 //
 // What an entry says is sent to the cluster, so it is trusted only as far as util/user-cache.ts
-// allows (a directory and files only the user can write), and each entry carries the full hash of
-// the text it was parsed from, checked on read: an entry for other text, a corrupt or truncated
-// one, is a miss and is written again. Any failure to read or write is ignored: it is an
-// optimisation only. `KPT_TS_PARSE_CACHE=off` disables it.
+// allows (a directory and files only the user can write), and it is looked up by the full hash of
+// the text it is read for: an entry for other text is never used, a corrupt file is a miss and is
+// written again. Any failure to read or write is ignored: it is an optimisation only.
+// `KPT_TS_PARSE_CACHE=off` disables it.
 
 import { createHash } from "node:crypto";
 import { statSync } from "node:fs";
 import { readdir, stat, unlink } from "node:fs/promises";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { noteOnce, privateDirProblem, readEntry, userCacheDir, writeEntry } from "../util/user-cache.js";
+import { noteOnce, privateDirProblem, readEntrySync, userCacheDir, writeEntry } from "../util/user-cache.js";
 import type { YamlSnapshot } from "./yaml-documents.js";
 
 export interface ParseCache {
-  read(text: string): Promise<YamlSnapshot | undefined>;
-  write(text: string, snapshot: YamlSnapshot): Promise<void>;
+  /** The cached parses of one package (`scope`: its root directory, resolved; "-" for standard input). */
+  open(scope: string): PackageParseCache;
+}
+
+export interface PackageParseCache {
+  read(text: string): YamlSnapshot | undefined;
+  write(text: string, snapshot: YamlSnapshot): void;
+  /** Keeps this run's parses (those read and those written), when they differ from what was read. */
+  save(): Promise<void>;
 }
 
 export interface ParseCacheOptions {
@@ -28,7 +40,7 @@ export interface ParseCacheOptions {
 }
 
 /** Bump when a snapshot's shape or meaning changes. */
-const FORMAT = 2;
+const FORMAT = 3;
 
 /** The parser's build: this module's file (a bundle chunk is named by its content hash) and its time. */
 function buildId(): string {
@@ -41,9 +53,9 @@ function buildId(): string {
   }
 }
 
-/** What is stored: the snapshot and the hash of the text it is the snapshot of. */
-interface Entry extends YamlSnapshot {
-  sha256: string;
+/** What a package's file holds: each parse under the full hash of the build and the text. */
+interface Stored {
+  entries: Record<string, YamlSnapshot>;
 }
 
 /** The cache under the user's cache directory (or KPT_TS_PARSE_CACHE); undefined when disabled or not private. */
@@ -58,34 +70,53 @@ export function parseCacheFor(env: NodeJS.ProcessEnv = process.env, opts: ParseC
   }
   const build = buildId();
   const hashOf = (text: string) => createHash("sha256").update(build).update("\0").update(text).digest("hex");
-  const file = (hash: string) => join(dir, `${hash.slice(0, 40)}.json`);
   let maintained = false;
   return {
-    async read(text) {
-      try {
-        const hash = hashOf(text);
-        const bytes = await readEntry(file(hash), { touch: true });
-        if (!bytes) return undefined;
-        const entry = JSON.parse(bytes.toString("utf8")) as Entry;
-        return entry.sha256 === hash && isSnapshot(entry) ? { documents: entry.documents } : undefined;
-      } catch {
-        return undefined;
-      }
-    },
-    async write(text, snapshot) {
-      try {
-        const hash = hashOf(text);
-        await writeEntry(file(hash), JSON.stringify({ sha256: hash, documents: snapshot.documents } satisfies Entry));
-        // Every edit of a file adds an entry: once a day at most, entries unused for a month go.
-        if (!maintained) {
-          maintained = true;
-          await cleanUpDaily(dir);
-        }
-      } catch {
-        /* an optimisation only */
-      }
+    open(scope) {
+      const file = join(dir, `${hashOf(`package\0${scope}`).slice(0, 40)}.json`);
+      const stored = load(file);
+      const kept: Record<string, YamlSnapshot> = {};
+      let changed = false;
+      return {
+        read(text) {
+          const key = hashOf(text);
+          const snap = stored[key];
+          if (!snap || !isSnapshot(snap)) return undefined;
+          kept[key] = snap;
+          return snap;
+        },
+        write(text, snapshot) {
+          kept[hashOf(text)] = snapshot;
+          changed = true;
+        },
+        async save() {
+          // Also when files were removed from the package: their entries go.
+          if (!changed && Object.keys(kept).length === Object.keys(stored).length) return;
+          try {
+            await writeEntry(file, JSON.stringify({ entries: kept } satisfies Stored));
+            // Every edit of a package rewrites its file: once a day at most, files unused for a month go.
+            if (!maintained) {
+              maintained = true;
+              await cleanUpDaily(dir);
+            }
+          } catch {
+            /* an optimisation only */
+          }
+        },
+      };
     },
   };
+}
+
+/** A package's stored parses, or none (missing, not private, corrupt). Marks the file used. */
+function load(file: string): Record<string, YamlSnapshot> {
+  try {
+    const bytes = readEntrySync(file, { touchAfterMs: DAY_MS });
+    const stored = bytes ? (JSON.parse(bytes.toString("utf8")) as Stored) : undefined;
+    return stored && typeof stored.entries === "object" && stored.entries !== null && !Array.isArray(stored.entries) ? stored.entries : {};
+  } catch {
+    return {};
+  }
 }
 
 function isSnapshot(v: unknown): v is YamlSnapshot {
@@ -103,7 +134,7 @@ const STAMP = ".last-clean";
 
 /**
  * The clean-up below, at most once a day (a stamp file's time says when it last ran): one stat
- * per run otherwise, so keeping the cache costs the same for 10 files or 10,000.
+ * per run otherwise, however many packages the cache holds.
  */
 export async function cleanUpDaily(dir: string, now = Date.now()): Promise<boolean> {
   const last = await stat(join(dir, STAMP)).catch(() => undefined);
