@@ -86,7 +86,10 @@ describe("the package reader with a parse cache", () => {
     const errorOf = async () => (await readPackage(dir, { parseCache: cache }).catch((e: unknown) => e)) as PackageError;
     const first = await errorOf();
     expect(first).toBeInstanceOf(PackageError);
-    expect((await entriesOf(cacheDir)).length).toBe(2);
+    // One file for the package, with its two files' parses.
+    const files = await entriesOf(cacheDir);
+    expect(files).toHaveLength(1);
+    expect(Object.keys(JSON.parse(await readFile(join(cacheDir, files[0]!), "utf8")).entries)).toHaveLength(2);
     const second = await errorOf();
     expect(second.issues).toEqual(first.issues);
     expect(first.issues[0]!.source).toEqual({ file: join(dir, "resources.yaml"), line: 15 });
@@ -105,9 +108,11 @@ describe("the package reader with a parse cache", () => {
     const dir = await pkg({ "resources.yaml": FILE, "rg.yaml": RG });
     await readPackage(dir, { parseCache: cache });
     for (const f of await entriesOf(cacheDir)) {
-      const snap = JSON.parse(await readFile(join(cacheDir, f), "utf8"));
-      for (const d of snap.documents) if (d.value?.metadata?.name === "one") d.value.data.key = "from the cache";
-      await writeFile(join(cacheDir, f), JSON.stringify(snap));
+      const stored = JSON.parse(await readFile(join(cacheDir, f), "utf8"));
+      for (const snap of Object.values(stored.entries) as { documents: { value: any }[] }[]) {
+        for (const d of snap.documents) if (d.value?.metadata?.name === "one") d.value.data.key = "from the cache";
+      }
+      await writeFile(join(cacheDir, f), JSON.stringify(stored));
     }
     const read = await readPackage(dir, { parseCache: cache });
     expect(read.objects.find((o) => o.object.metadata.name === "one")!.object.data).toEqual({ key: "from the cache" });
@@ -121,7 +126,8 @@ describe("the package reader with a parse cache", () => {
     const dir = await pkg({ "secret.yaml": secret, "list.yaml": list, "rg.yaml": RG });
     await readPackage(dir, { parseCache: cache });
     const entries = await entriesOf(cacheDir);
-    expect(entries).toHaveLength(1); // rg.yaml only
+    expect(entries).toHaveLength(1);
+    expect(Object.keys(JSON.parse(await readFile(join(cacheDir, entries[0]!), "utf8")).entries)).toHaveLength(1); // rg.yaml only
     const texts = await Promise.all(entries.map((f) => readFile(join(cacheDir, f), "utf8")));
     expect(texts.join("")).not.toMatch(/hunter2|abc|Secret/);
   });
@@ -141,7 +147,9 @@ describe("the package reader with a parse cache", () => {
     const home = await mkdtemp(join(tmpdir(), "kpt-ts-pc-home-"));
     await mkdir(join(home, "c"));
     const cache = parseCacheFor({ XDG_CACHE_HOME: join(home, "c") })!;
-    await cache.write("x: 1\n", { documents: [] });
+    const pkgCache = cache.open("/some/package");
+    pkgCache.write("x: 1\n", { documents: [] });
+    await pkgCache.save();
     expect(await entriesOf(join(home, "c", "kpt-ts", "parsed"))).toHaveLength(1);
   });
 });
