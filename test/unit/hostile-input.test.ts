@@ -17,7 +17,9 @@ import { PackageError, formatIssue } from "../../src/errors.js";
 import type { EngineEvent } from "../../src/events.js";
 import { HealthRuleSet } from "../../src/health/health-rule-set.js";
 import { parseHealthRules } from "../../src/health/parse-health-rules.js";
+import { MAX_ANNOTATIONS_BYTES, storedAnnotationBytes } from "../../src/apply/stored-annotations.js";
 import { readPackage } from "../../src/object/read-package.js";
+import { prepareObjects } from "../../src/plan/prepare-objects.js";
 import type { KubeObject, PackageDocument } from "../../src/object/types.js";
 import { parseYamlDocuments } from "../../src/object/yaml-documents.js";
 import { formatError, githubAnnotations } from "../../src/print/error-report.js";
@@ -224,6 +226,28 @@ describe("values as kubectl sends them", () => {
   it("refuses a Kptfile that is only a string", async () => {
     const { issues } = await read({ Kptfile: "just a string\n", "c.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c, namespace: app}\n" });
     expect(issues).toEqual(["Kptfile:1: Kptfile: a Kptfile must be a mapping (apiVersion: kpt.dev/v1, kind: Kptfile, metadata, ...), found string"]);
+  });
+});
+
+describe("annotations count what the server will store", () => {
+  const sized = (bytes: number): KubeObject => ({ apiVersion: "v1", kind: "ConfigMap", metadata: { name: "big", namespace: "app", annotations: { "example.com/blob": "x".repeat(bytes) } } }) as KubeObject;
+
+  it("client-side apply stores the object a second time (last-applied): a 250 KiB annotation fits server-side only", () => {
+    const obj = sized(250 * 1024);
+    expect(storedAnnotationBytes(obj, "server-side")).toBe(250 * 1024 + "example.com/blob".length);
+    expect(storedAnnotationBytes(obj, "server-side")).toBeLessThanOrEqual(MAX_ANNOTATIONS_BYTES);
+    expect(storedAnnotationBytes(obj, "client-side")).toBeGreaterThan(2 * 250 * 1024);
+  });
+
+  it("an object whose annotations fit only without the owning-inventory annotation kpt-ts adds is bad input, with file and line", async () => {
+    // 262,144 bytes is the server's limit: these fit alone, and not with config.k8s.io/owning-inventory: inv-id.
+    const obj = sized(MAX_ANNOTATIONS_BYTES - "example.com/blob".length - 10);
+    const pkg = { path: "p", objects: [{ object: obj, source: { file: "p/big.yaml", line: 1 }, lineOf: (path: readonly (string | number)[]) => (path.join(".") === "metadata.annotations" ? 6 : undefined) }], inventory: { name: "inv", namespace: "app", id: "inv-id" } };
+    const cluster = { defaultNamespace: "app", namespaceEnforced: false, scopeOf: async () => "Namespaced" } as never;
+    const err = await prepareObjects(pkg as never, cluster, "inv-id").catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(PackageError);
+    expect((err as Error).message).toBe(`p/big.yaml:6: ConfigMap/big: metadata.annotations would be 262170 bytes with the config.k8s.io/owning-inventory annotation kpt-ts adds; the API server stores at most 262144 bytes of annotations: make them smaller`);
+    await expect(prepareObjects({ ...pkg, objects: [{ ...pkg.objects[0]!, object: sized(1000) }] } as never, cluster, "inv-id")).resolves.toHaveLength(1);
   });
 });
 
