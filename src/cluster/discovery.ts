@@ -112,7 +112,10 @@ export class RestMapper {
         metadata: { name: group },
         versions: await Promise.all(
           versions.map(async (version) => {
-            const list = await this.transport.request<any>("GET", group ? `/apis/${group}/${version}` : `/api/${version}`, this.signal ? { signal: this.signal } : {}).catch(() => ({ resources: [] }));
+            const list = await this.transport.request<any>("GET", group ? `/apis/${group}/${version}` : `/api/${version}`, this.signal ? { signal: this.signal } : {}).catch((err: unknown) => {
+              if (this.signal?.aborted) throw err; // the run was stopped: not "no resources"
+              return { resources: [] };
+            });
             return {
               version,
               resources: (Array.isArray(list?.resources) ? list.resources.filter((r: unknown) => isObject(r) && typeof r.name === "string") : []).map((r: any) => ({

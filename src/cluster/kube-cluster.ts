@@ -1,6 +1,7 @@
 // The one seam to the API server: discovery, reads, writes (client- and server-side apply),
 // deletes and watches, over one keep-alive HTTP agent. Nothing else talks to the cluster.
 
+import { setMaxListeners } from "node:events";
 import { ClusterError } from "../errors.js";
 import { groupOf, type ObjRef } from "../object/ref.js";
 import type { KubeObject } from "../object/types.js";
@@ -33,25 +34,6 @@ export interface KubeClusterOptions extends KubeconfigOptions {
 
 const WATCH_TYPES = new Set(["ADDED", "MODIFIED", "DELETED", "BOOKMARK"]);
 
-/**
- * `p`, unless the run is cancelled while it waits: discovery writes nothing, so a stopped run
- * need not wait for a server that does not answer. A lookup made after the cancellation (the
- * inventory saved on the way out) still gets what discovery already knows.
- */
-function untilAborted<T>(p: Promise<T>, signal: AbortSignal | undefined): Promise<T> {
-  if (!signal) return p;
-  return new Promise((resolve, reject) => {
-    const onAbort = () => reject(signal.reason instanceof Error ? signal.reason : new DOMException("The operation was aborted", "AbortError"));
-    const settle = () => signal.removeEventListener("abort", onAbort);
-    p.then(
-      (v) => (settle(), resolve(v)),
-      (e) => (settle(), reject(e)),
-    );
-    if (signal.aborted) setImmediate(onAbort); // known answers settle before this runs
-    else signal.addEventListener("abort", onAbort, { once: true });
-  });
-}
-
 /** kpt's ResourceGroup CRD (kpt.dev/v1alpha1, its only version). */
 const RESOURCE_GROUP_MAPPING: ResourceMapping = { group: "kpt.dev", version: "v1alpha1", kind: "ResourceGroup", resource: "resourcegroups", namespaced: true, verbs: ["get", "list", "create", "update", "patch", "delete", "watch"] };
 
@@ -65,7 +47,7 @@ export class KubeCluster implements Cluster {
   private readonly openapiDocs = new Map<string, Promise<unknown | undefined>>();
   private openapiIndex?: Promise<Record<string, string>>;
   private readonly cache?: HttpCache;
-  /** The run's cancellation (KubeconfigOptions.signal): waits for discovery end with it. */
+  /** The run's cancellation (KubeconfigOptions.signal): discovery and OpenAPI requests end with it. */
   private readonly signal?: AbortSignal;
 
   constructor(opts: KubeClusterOptions = {}) {
@@ -77,6 +59,8 @@ export class KubeCluster implements Cluster {
     this.transport = new Transport(conn, opts.maxSockets ?? 64, opts.userAgent ?? "kpt-ts");
     this.cache = opts.httpCache === false ? undefined : diskCacheFor(conn.server, process.env, typeof opts.httpCache === "string" ? opts.httpCache : undefined, opts.onNote ? { onUnusable: opts.onNote } : {});
     this.signal = opts.signal;
+    // The run's one signal is watched by every lookup waiting for discovery and every request: many at once, by design.
+    if (opts.signal) setMaxListeners(0, opts.signal);
     this.mapper = new RestMapper(this.transport, this.cache, opts.signal);
   }
 
@@ -113,7 +97,8 @@ export class KubeCluster implements Cluster {
   /** Discovery failures are access failures: they end the run with a message about the cluster. */
   private async discover<T>(fn: () => Promise<T>): Promise<T> {
     try {
-      return await untilAborted(fn(), this.signal);
+      // Discovery's requests carry the run's signal: a stopped run stops waiting for them.
+      return await fn();
     } catch (err) {
       if (err instanceof ApiError) {
         // One line of what failed; what to do comes from the cause (formatError), the server's words with -v.
@@ -296,7 +281,7 @@ export class KubeCluster implements Cluster {
   /** The /openapi/v3 index: each group/version's document URL, with its hash. */
   private openapiPaths(): Promise<Record<string, string>> {
     this.openapiIndex ??= this.transport
-      .request<any>("GET", "/openapi/v3", { what: "openapi index" })
+      .request<any>("GET", "/openapi/v3", { what: "openapi index", ...(this.signal ? { signal: this.signal } : {}) })
       .then((idx) => Object.fromEntries(Object.entries(idx?.paths ?? {}).map(([k, v]: [string, any]) => [k, v.serverRelativeURL as string])))
       .catch(() => ({}));
     return this.openapiIndex;
@@ -321,7 +306,7 @@ export class KubeCluster implements Cluster {
             /* a corrupt copy: fetched again below, and replaced */
           }
         }
-        return this.transport.revalidate(path!, undefined, { query: q, what: `openapi ${gv}` }).then(
+        return this.transport.revalidate(path!, undefined, { query: q, what: `openapi ${gv}`, ...(this.signal ? { signal: this.signal } : {}) }).then(
           ({ body }) => {
             const doc = withoutDescriptions(JSON.parse(body));
             if (q.hash) void this.cache?.write(key, { body: JSON.stringify(doc) });

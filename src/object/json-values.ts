@@ -54,8 +54,10 @@ function convert(v: unknown, path: (string | number)[], root: Record<string, unk
   if (Array.isArray(v)) {
     let copy: unknown[] | undefined;
     for (let i = 0; i < v.length; i++) {
+      const item: unknown = v[i];
+      if (item === null || (typeof item !== "object" && typeof item !== "number")) continue;
       path.push(i);
-      const x = convert(v[i], path, root, problems);
+      const x = convert(item, path, root, problems);
       path.pop();
       if (x !== v[i]) (copy ??= [...v])[i] = x;
     }
@@ -69,11 +71,15 @@ function convert(v: unknown, path: (string | number)[], root: Record<string, unk
     return v;
   }
   let copy: Record<string, unknown> | undefined;
-  for (const [k, x] of Object.entries(v)) {
+  const obj = v as Record<string, unknown>;
+  // for...in, not Object.entries: this runs over every field of every object of a package.
+  for (const k in obj) {
+    const x = obj[k];
+    if (x === null || (typeof x !== "object" && typeof x !== "number")) continue;
     path.push(k);
     const y = convert(x, path, root, problems);
     path.pop();
-    if (y !== x) (copy ??= { ...(v as Record<string, unknown>) })[k] = y;
+    if (y !== x) (copy ??= { ...obj })[k] = y;
   }
   return copy ?? v;
 }

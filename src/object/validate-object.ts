@@ -40,12 +40,13 @@ const objectSchema = z.looseObject({
 /** The API server's limit on the total size of an object's annotations. */
 const MAX_ANNOTATIONS_BYTES = 256 * 1024;
 
-export function validateObject(raw: unknown): ObjectValidation {
+export function validateObject(raw: unknown, opts: { plainJson?: boolean } = {}): ObjectValidation {
   if (!isRecord(raw)) {
     return { problems: [{ path: [], message: `expected a Kubernetes object (a mapping with apiVersion, kind and metadata), found ${typeName(raw)}` }] };
   }
   // What JSON cannot carry is refused; !!binary where Kubernetes takes bytes becomes base64.
-  const { value, problems } = toJsonValues(raw);
+  // `plainJson`: read back from JSON (the parse cache), so there is nothing to look for.
+  const { value, problems } = opts.plainJson ? { value: raw, problems: [] as FieldProblem[] } : toJsonValues(raw);
   const parsed = objectSchema.safeParse(value);
   if (!parsed.success) {
     for (const issue of parsed.error.issues) problems.push(describeShapeIssue(value, issue.path as (string | number)[]));

@@ -71,9 +71,9 @@ describe("caches another user could have written", () => {
 
     const again = await kptTs(["live", "apply", "-v", dir], { env });
     expect(again.code, again.stdout + again.stderr).toBe(0);
-    expect(again.stderr).toContain(`kpt-ts: not using the parse cache in ${parsed}: it belongs to uid ${NOBODY}, not to you (uid 0)`);
     expect(((await getObject("configmap", "settings", ns)) as { data?: unknown } | undefined)?.data).toEqual({ mode: "safe" });
     expect(await getObject("secret", "settings", ns)).toBeUndefined();
+    expect(again.stderr).toContain(`kpt-ts: not using the parse cache in ${parsed}: it belongs to uid ${NOBODY}, not to you (uid 0)`);
   });
 
   it("a corrupt discovery cache is replaced, never kept alive by the server's 304", async () => {

@@ -24,6 +24,7 @@ import type { KubeObject, PackageDocument } from "../../src/object/types.js";
 import { parseYamlDocuments } from "../../src/object/yaml-documents.js";
 import { formatError, githubAnnotations } from "../../src/print/error-report.js";
 import { printRun } from "../../src/print/printer.js";
+import { escapeTerminal, escapeTerminalLines } from "../../src/print/terminal-text.js";
 import { computeStatus } from "../../src/status/compute-status.js";
 import { waitFor } from "../../src/status/wait-for.js";
 import { captureStream, streamOf } from "./print-scenarios.js";
@@ -142,6 +143,20 @@ describe("durations beyond setTimeout's 2^31 ms (24.8 days)", () => {
 });
 
 describe("control characters and GitHub workflow commands are escaped", () => {
+  it.each([
+    ["ESC, as kubectl shows it", "a\u001b[2Jb", "a^[[2Jb", "a^[[2Jb"],
+    ["CR, as kubectl shows it", "a\rb", "a\\rb", "a\\rb"],
+    ["BEL and the other C0 controls", "\u0007\u0000", "^G^@", "^G^@"],
+    ["DEL and C1 controls", "\u007f\u009b", "^?\\u009b", "^?\\u009b"],
+    ["a line break: one line, or a new line that cannot be a command", "a\n::add-mask::x", "a\\n::add-mask::x", "a\n\\::add-mask::x"],
+    ["a command after blanks", "  ::stop-commands::t", "  \\::stop-commands::t", "  \\::stop-commands::t"],
+    ["the legacy ##[ form anywhere", "x ##[set-output name=a]b", "x ##\\[set-output name=a]b", "x ##\\[set-output name=a]b"],
+    ["plain text, tabs and colons", "a\tb::c", "a\tb::c", "a\tb::c"],
+  ])("%s", (_name, raw, oneLine, lines) => {
+    expect(escapeTerminal(raw)).toBe(oneLine);
+    expect(escapeTerminalLines(raw)).toBe(lines);
+  });
+
   const bad = new PackageError([
     { source: { file: "pkg/a\n::add-mask::hunter2\n.yaml", line: 3 }, object: "ConfigMap/x", message: "invalid YAML: bad" },
     { source: { file: "pkg/\u001b[31mred.yaml", line: 1 }, object: "ConfigMap/\u001b]0;title\u0007", message: "metadata.name \"\u001b[2J\" is not valid" },
