@@ -47,7 +47,7 @@ export class KubeCluster implements Cluster {
   private readonly openapiDocs = new Map<string, Promise<unknown | undefined>>();
   private openapiIndex?: Promise<Record<string, string>>;
   private readonly cache?: HttpCache;
-  /** The run's cancellation (KubeconfigOptions.signal): discovery and OpenAPI requests end with it. */
+  /** The run's cancellation (KubeconfigOptions.signal): discovery's requests end with it. */
   private readonly signal?: AbortSignal;
 
   constructor(opts: KubeClusterOptions = {}) {
@@ -281,7 +281,7 @@ export class KubeCluster implements Cluster {
   /** The /openapi/v3 index: each group/version's document URL, with its hash. */
   private openapiPaths(): Promise<Record<string, string>> {
     this.openapiIndex ??= this.transport
-      .request<any>("GET", "/openapi/v3", { what: "openapi index", ...(this.signal ? { signal: this.signal } : {}) })
+      .request<any>("GET", "/openapi/v3", { what: "openapi index" })
       .then((idx) => Object.fromEntries(Object.entries(idx?.paths ?? {}).map(([k, v]: [string, any]) => [k, v.serverRelativeURL as string])))
       .catch(() => ({}));
     return this.openapiIndex;
@@ -306,7 +306,8 @@ export class KubeCluster implements Cluster {
             /* a corrupt copy: fetched again below, and replaced */
           }
         }
-        return this.transport.revalidate(path!, undefined, { query: q, what: `openapi ${gv}`, ...(this.signal ? { signal: this.signal } : {}) }).then(
+        // Not cancelled with the run: an object in flight at Ctrl-C still needs its merge keys to be patched right.
+        return this.transport.revalidate(path!, undefined, { query: q, what: `openapi ${gv}` }).then(
           ({ body }) => {
             const doc = withoutDescriptions(JSON.parse(body));
             if (q.hash) void this.cache?.write(key, { body: JSON.stringify(doc) });

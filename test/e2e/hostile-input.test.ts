@@ -58,14 +58,19 @@ describe("caches another user could have written", () => {
     expect((await kptTs(["live", "apply", dir], { env })).code).toBe(0);
     // The attacker's version of the entries: the ConfigMap becomes a Secret with their value.
     const parsed = join(home, "kpt-ts", "parsed");
+    let poisoned = 0;
     for (const f of (await readdir(parsed)).filter((n) => n.endsWith(".json"))) {
-      const entry = JSON.parse(await readFile(join(parsed, f), "utf8"));
-      const doc = entry.documents[0];
-      if (doc.value.kind !== "ConfigMap") continue;
-      doc.value.kind = "Secret";
-      doc.value.data.mode = "cG9pc29uZWQ=";
-      await writeFile(join(parsed, f), JSON.stringify(entry));
+      const stored = JSON.parse(await readFile(join(parsed, f), "utf8"));
+      for (const snap of Object.values(stored.entries) as { documents: { value: any }[] }[]) {
+        const doc = snap.documents[0]!;
+        if (doc.value.kind !== "ConfigMap") continue;
+        doc.value.kind = "Secret";
+        doc.value.data.mode = "cG9pc29uZWQ=";
+        poisoned++;
+      }
+      await writeFile(join(parsed, f), JSON.stringify(stored));
     }
+    expect(poisoned).toBe(1);
     chownSync(parsed, NOBODY, NOBODY);
     for (const f of readdirSync(parsed)) chownSync(join(parsed, f), NOBODY, NOBODY);
 
