@@ -3,6 +3,7 @@
 import { unavailableApiWarnings } from "../cluster/unavailable-apis.js";
 import { inventoryObjects } from "../inventory/cluster-inventory.js";
 import { printLiveStatus } from "../print/status-printer.js";
+import { warningLine } from "../print/terminal-text.js";
 import { followStatus } from "../status/follow-status.js";
 import type { FlagValues } from "./flag-spec.js";
 import type { GlobalFlags, statusFlags } from "./command-specs.js";
@@ -12,7 +13,7 @@ import { openClusterEarly } from "./open-cluster.js";
 export async function liveStatus(pkgPath: string, f: FlagValues<typeof statusFlags>, g: GlobalFlags, io: CommandIO): Promise<void> {
   // Everything but followStatus' own options (keyed the same).
   const { rgFile, output, statuses: shown, namespaces: only, healthRules, ...follow } = f;
-  const early = openClusterEarly(g);
+  const early = openClusterEarly(g, { io });
   try {
     const pkg = await readCommandPackage(pkgPath, io, rgFile);
     const statusOptions = await statusOptionsFor(pkg, healthRules);
@@ -24,7 +25,7 @@ export async function liveStatus(pkgPath: string, f: FlagValues<typeof statusFla
       io.stdout.write("no resources found in the inventory\n");
       return;
     }
-    for (const w of await unavailableApiWarnings(cluster, io.signal)) io.stderr.write(`[WARN] ${w}\n`);
+    for (const w of await unavailableApiWarnings(cluster, io.signal)) io.stderr.write(warningLine(w));
     const statuses = shown ? new Set(shown.map((s) => s.toLowerCase())) : undefined;
     const events = followStatus(cluster, refs, { ...follow, signal: io.signal, statusOptions });
     await printLiveStatus(statuses ? filterStatuses(events, statuses) : events, {

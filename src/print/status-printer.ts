@@ -8,6 +8,7 @@ import { createPalette } from "./color.js";
 import { formatGoJsonLine, formatRfc3339 } from "./go-json.js";
 import { refContent } from "./json-printer.js";
 import { formatStatusLine, statusMessage } from "./legacy-lines.js";
+import { escapeDeep, escapeTerminal } from "./terminal-text.js";
 import { createLiveTable, type LiveTable } from "./live-table.js";
 import type { OutputFormat } from "./print-options.js";
 import {
@@ -36,7 +37,9 @@ export interface StatusPrintOptions {
   now?: () => Date;
 }
 
-export async function printLiveStatus(events: AsyncIterable<StatusEvent>, opts: StatusPrintOptions): Promise<void> {
+export async function printLiveStatus(raw: AsyncIterable<StatusEvent>, opts: StatusPrintOptions): Promise<void> {
+  const events = escapeStatusEvents(raw);
+  opts = { ...opts, inventoryName: escapeTerminal(opts.inventoryName), ...(opts.objects ? { objects: escapeDeep(opts.objects) } : {}) };
   if (opts.output === "table") return printStatusTable(events, opts);
   const now = opts.now ?? (() => new Date());
   const last = new Map<string, string>();
@@ -55,6 +58,11 @@ export async function printLiveStatus(events: AsyncIterable<StatusEvent>, opts: 
     }
     throw err;
   }
+}
+
+/** The events' text escaped for the terminal (terminal-text.ts), before anything prints it. */
+async function* escapeStatusEvents(events: AsyncIterable<StatusEvent>): AsyncIterable<StatusEvent> {
+  for await (const e of events) yield escapeDeep(e);
 }
 
 /** `{"group":"apps","inventory-name":"...","kind":"Deployment","message":...,"type":"status"}` */

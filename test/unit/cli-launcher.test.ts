@@ -14,7 +14,8 @@ function run(args: string[], env: Record<string, string>) {
   return { code: r.status, stdout: r.stdout, stderr: r.stderr };
 }
 
-describe.skipIf(!existsSync(cli))("the kpt-ts launcher (run npm run build first)", () => {
+// Each case spawns the CLI several times: on a busy machine that takes longer than vitest's default 5 s.
+describe.skipIf(!existsSync(cli))("the kpt-ts launcher (run npm run build first)", { timeout: 60_000 }, () => {
   it("keeps one code cache per command, and answers the same with it, without it, and with a broken one", () => {
     const dir = mkdtempSync(join(tmpdir(), "kpt-ts-code-"));
     const plain = run(["live", "status", "--help"], { KPT_TS_CODE_CACHE: "off" });
