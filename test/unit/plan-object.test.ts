@@ -109,7 +109,7 @@ describe("kpt-ts.dev/ignore-fields and kpt-ts.dev/create-only: the rules", () =>
     { name: "the inventory annotation", annotations: { "kpt-ts.dev/ignore-fields": 'metadata.annotations["config.k8s.io/owning-inventory"]' }, problem: /which inventory owns the object/ },
     { name: "create-only not a boolean", annotations: { "kpt-ts.dev/create-only": "yes" }, problem: /must be "true" or "false"/ },
   ])("refuses $name", ({ annotations, problem }) => {
-    const { problems } = leftAloneRules(deployment(1, annotations));
+    const { problems } = leftAloneRules(deployment(1, annotations as unknown as Record<string, string>));
     expect(problems.join("\n")).toMatch(problem);
   });
 
