@@ -63,8 +63,8 @@ function configFor(object: KubeObject, live: KubeObject | undefined, rules: Left
  * API server measures them. An object already applied from this very configuration is known to
  * fit (the server stored it), so a no-op pays for no measurement.
  */
-function methodFor(config: KubeObject, live: KubeObject | undefined, o: ObjectPlanOptions): Pick<ObjectDecision, "method" | "methodReason"> {
-  if (o.serverSide) return { method: "server-side" };
+function methodFor(config: KubeObject, live: KubeObject | undefined, serverSide: boolean): Pick<ObjectDecision, "method" | "methodReason"> {
+  if (serverSide) return { method: "server-side" };
   if (live && isCsaNoop(config, live)) return { method: "client-side" };
   const bytes = storedAnnotationBytes(config, "client-side");
   if (bytes <= MAX_ANNOTATIONS_BYTES) return { method: "client-side" };
@@ -84,7 +84,7 @@ export function needsMergeSchema(object: KubeObject, live: KubeObject | undefine
   const rules = rulesOf(object);
   if (rules.createOnly) return false;
   const config = configFor(object, live, rules);
-  return !isCsaNoop(config, live) && methodFor(config, live, { serverSide } as ObjectPlanOptions).method === "client-side";
+  return !isCsaNoop(config, live) && methodFor(config, live, serverSide).method === "client-side";
 }
 
 /**
@@ -108,7 +108,7 @@ function decideOperation(object: KubeObject, live: KubeObject | undefined, schem
     return { operation: "unchanged", method, leftAlone: { createOnly: true }, ...(method === "client-side" ? { csa: { op: "unchanged" as const } } : {}) };
   }
   const config = configFor(object, live, rules);
-  const how = methodFor(config, live, o);
+  const how = methodFor(config, live, o.serverSide);
   const fields = rules.fields.length ? { fields: rules.fields.map((f) => f.text) } : undefined;
   if (how.method === "server-side") {
     // Fields our field manager owns and the package now leaves alone are given up before the
