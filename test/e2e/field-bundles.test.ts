@@ -77,6 +77,19 @@ async function setUp(tool: Tool, b: Bundle) {
   return { env, dir };
 }
 
+/**
+ * Runs `steps`; when one fails, destroys what the package applied before the error is reported, so
+ * that the next tool or mode does not find these cluster-scoped objects owned by this inventory.
+ */
+async function cleaningUp(tool: Tool, env: Record<string, string>, dir: string, steps: () => Promise<void>): Promise<void> {
+  try {
+    await steps();
+  } catch (err) {
+    await tool(["live", "destroy", dir], { env });
+    throw err;
+  }
+}
+
 describe.each(BUNDLES)("$name", (b) => {
   it.each([
     { mode: "default flags", flags: [] as string[] },
@@ -85,47 +98,50 @@ describe.each(BUNDLES)("$name", (b) => {
     const { env, dir } = await setUp(kptTs, b);
     const label = `${b.name}, kpt-ts ${mode}`;
     const wantNotices = flags.length ? [] : b.tooLarge;
+    await cleaningUp(kptTs, env, dir, async () => {
+      const apply = await timed(`${label}, apply`, () => kptTs(["live", "apply", ...TIMEOUT, ...flags, dir], { env }));
+      ok(apply);
+      expect(notices(apply).map((l) => l.split(" ")[0])).toEqual(wantNotices);
+      expect(apply.stdout).toContain(`${b.objects} resource(s) applied. ${b.objects} created, 0 unchanged, 0 configured, 0 failed`);
+      expect(apply.stdout).toContain(`${b.objects} resource(s) reconciled, 0 skipped, 0 failed to reconcile, 0 timed out`);
 
-    const apply = await timed(`${label}, apply`, () => kptTs(["live", "apply", ...TIMEOUT, ...flags, dir], { env }));
-    ok(apply);
-    expect(notices(apply).map((l) => l.split(" ")[0])).toEqual(wantNotices);
-    expect(apply.stdout).toContain(`${b.objects} resource(s) applied. ${b.objects} created, 0 unchanged, 0 configured, 0 failed`);
-    expect(apply.stdout).toContain(`${b.objects} resource(s) reconciled, 0 skipped, 0 failed to reconcile, 0 timed out`);
+      const again = await timed(`${label}, re-apply`, () => kptTs(["live", "apply", ...TIMEOUT, ...flags, dir], { env }));
+      ok(again);
+      expect(notices(again).map((l) => l.split(" ")[0])).toEqual(wantNotices);
+      expect(again.stdout).toContain(`${b.objects} resource(s) applied. 0 created, ${b.objects} unchanged, 0 configured, 0 failed`);
 
-    const again = await timed(`${label}, re-apply`, () => kptTs(["live", "apply", ...TIMEOUT, ...flags, dir], { env }));
-    ok(again);
-    expect(notices(again).map((l) => l.split(" ")[0])).toEqual(wantNotices);
-    expect(again.stdout).toContain(`${b.objects} resource(s) applied. 0 created, ${b.objects} unchanged, 0 configured, 0 failed`);
+      const diff = await kptTs(["live", "diff", ...flags, dir], { env });
+      expect(diff.code, printed(diff)).toBe(0);
+      expect(diff.stdout).toContain(`Op: 0 create, 0 update, 0 delete, ${b.objects} noop`);
+      for (const ref of wantNotices) expect(diff.stdout).toMatch(new RegExp(`${ref.split("/")[1]!.replace(/\./g, "\\.")}\\s+CustomResourceDefinition\\s+noop\\s+applied server-side: too large for client-side apply`));
 
-    const diff = await kptTs(["live", "diff", ...flags, dir], { env });
-    expect(diff.code, printed(diff)).toBe(0);
-    expect(diff.stdout).toContain(`Op: 0 create, 0 update, 0 delete, ${b.objects} noop`);
-    for (const ref of wantNotices) expect(diff.stdout).toMatch(new RegExp(`${ref.split("/")[1]!.replace(/\./g, "\\.")}\\s+CustomResourceDefinition\\s+noop\\s+applied server-side: too large for client-side apply`));
+      const dry = await kptTs(["live", "apply", "--dry-run", ...flags, dir], { env });
+      ok(dry);
+      expect(notices(dry).map((l) => l.split(" ")[0])).toEqual(wantNotices);
 
-    const dry = await kptTs(["live", "apply", "--dry-run", ...flags, dir], { env });
-    ok(dry);
-    expect(notices(dry).map((l) => l.split(" ")[0])).toEqual(wantNotices);
-
-    ok(await timed(`${label}, status`, () => kptTs(["live", "status", dir], { env })));
-    const destroy = await timed(`${label}, destroy`, () => kptTs(["live", "destroy", dir], { env }));
-    ok(destroy);
-    expect(destroy.stdout).toContain(`${b.objects} resource(s) deleted, 0 skipped`);
+      ok(await timed(`${label}, status`, () => kptTs(["live", "status", dir], { env })));
+      const destroy = await timed(`${label}, destroy`, () => kptTs(["live", "destroy", dir], { env }));
+      ok(destroy);
+      expect(destroy.stdout).toContain(`${b.objects} resource(s) deleted, 0 skipped`);
+    });
   });
 
   it.skipIf(!haveKpt)("kpt beside it: --server-side applies, re-applies and destroys; default flags as kpt 1.0.0-beta.56 does them", async () => {
     const { env, dir } = await setUp(kpt, b);
-    ok(await timed(`${b.name}, kpt --server-side, apply`, () => kpt(["live", "apply", ...TIMEOUT, "--server-side", dir], { env })));
-    ok(await timed(`${b.name}, kpt --server-side, re-apply`, () => kpt(["live", "apply", ...TIMEOUT, "--server-side", dir], { env })));
-    ok(await timed(`${b.name}, kpt --server-side, status`, () => kpt(["live", "status", dir], { env })));
-    ok(await timed(`${b.name}, kpt --server-side, destroy`, () => kpt(["live", "destroy", dir], { env })));
+    await cleaningUp(kpt, env, dir, async () => {
+      ok(await timed(`${b.name}, kpt --server-side, apply`, () => kpt(["live", "apply", ...TIMEOUT, "--server-side", dir], { env })));
+      ok(await timed(`${b.name}, kpt --server-side, re-apply`, () => kpt(["live", "apply", ...TIMEOUT, "--server-side", dir], { env })));
+      ok(await timed(`${b.name}, kpt --server-side, status`, () => kpt(["live", "status", dir], { env })));
+      ok(await timed(`${b.name}, kpt --server-side, destroy`, () => kpt(["live", "destroy", dir], { env })));
 
-    const plain = await timed(`${b.name}, kpt default flags, apply`, () => kpt(["live", "apply", ...TIMEOUT, dir], { env }));
-    // kpt's client-side apply cannot store the last-applied copy of the large CRDs.
-    if (b.tooLarge.length) {
-      expect(plain.code, printed(plain)).toBe(3);
-      expect(plain.stdout + plain.stderr).toContain("Too long");
-    } else ok(plain);
-    ok(await timed(`${b.name}, kpt default flags, destroy`, () => kpt(["live", "destroy", dir], { env })));
+      const plain = await timed(`${b.name}, kpt default flags, apply`, () => kpt(["live", "apply", ...TIMEOUT, dir], { env }));
+      // kpt's client-side apply cannot store the last-applied copy of the large CRDs.
+      if (b.tooLarge.length) {
+        expect(plain.code, printed(plain)).toBe(3);
+        expect(plain.stdout + plain.stderr).toContain("Too long");
+      } else ok(plain);
+      ok(await timed(`${b.name}, kpt default flags, destroy`, () => kpt(["live", "destroy", dir], { env })));
+    });
   });
 });
 
