@@ -167,7 +167,7 @@ export const statusFlags = {
   ),
   invNames: completing("inventory", list("--inv-names <list>", "with --inv-type remote: only these inventories (comma-separated names)")),
   statuses: list("--statuses <list>", "only show objects with these statuses (comma-separated, any case)", KSTATUS_VALUES),
-  namespaces: completing("namespace", list("--namespaces <list>", "only show objects in these namespaces (comma-separated)")),
+  namespaces: completing("namespace", list("--namespaces <list>", "only show objects in these namespaces (comma-separated; an empty name, as in \",app\", selects cluster-scoped objects)")),
   healthRules: healthRules(),
 } satisfies { [K in keyof FollowStatusOptions]?: FlagSpec<FollowStatusOptions[K]> } & Record<"rgFile" | "output" | "invType" | "invNames" | "statuses" | "namespaces" | "healthRules", FlagSpec<unknown>>;
 

@@ -113,13 +113,17 @@ export function wholeNumber(flags: string, description: string, min: 0 | 1): Fla
   };
 }
 
-/** A comma-separated list; undefined when absent. `values`: the words completion offers (any word is taken). */
+/**
+ * A comma-separated list, split as kpt splits it (words kept as written: `--namespaces ,app` holds
+ * "" and "app", and "" is the namespace of cluster-scoped objects); undefined when absent or empty.
+ * `values`: the words completion offers (any word is taken).
+ */
 export function list(flags: string, description: string, values?: readonly string[]): FlagSpec<string[] | undefined> {
   return {
     flags,
     description,
     ...(values ? { completion: { values } } : {}),
-    parse: (v) => (v === undefined ? undefined : String(v).split(",").map((s) => s.trim()).filter(Boolean)),
+    parse: (v) => (v === undefined || String(v) === "" ? undefined : String(v).split(",")),
   };
 }
 
