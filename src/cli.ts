@@ -217,7 +217,7 @@ liveCommand("diff", {
 });
 
 liveCommand("status", {
-  description: "Show the reconcile status of the objects in the package's inventory",
+  description: "Show the reconcile status of the objects in the package's inventory, or (--inv-type remote) in every inventory in the cluster",
   flags: statusFlags,
   pkg: { description: PKG },
   body: async ({ pkgPath, flags, globals }) => (await import("./commands/live-status.js")).liveStatus(pkgPath, flags, globals, io),
@@ -266,18 +266,22 @@ withExamples(program.command("version"), "version")
   .action(() => run(async () => void io.stdout.write(`${VERSION}\n`)));
 
 // `kpt-ts help live apply`: that command's --help (commander's own help command takes one word).
+// An unknown word is reported with the help of the command it was looked for in, on stderr, and
+// exits 0, as `kpt help nope` does (cobra's help command never fails).
 withExamples(program.command("help"), "help")
   .description("Show a command's help: kpt-ts help live apply")
   .argument("[command...]", "the command's path, e.g. live apply")
   .exitOverride()
-  .action((words: string[]) => {
+  .action(async (words: string[]) => {
     let cmd = program;
     for (const [i, word] of words.entries()) {
       const next = cmd.commands.find((c) => c.name() === word);
       if (!next) {
         const where = ["kpt-ts", ...words.slice(0, i)].join(" ");
-        report(new UsageError(`unknown command ${JSON.stringify(word)} for "${where}": it has ${cmd.commands.map((c) => c.name()).join(", ")}`));
-        return finish(EXIT.badInput);
+        report(new UsageError(`unknown help topic ${JSON.stringify(word)}: "${where}" has ${cmd.commands.map((c) => c.name()).join(", ")}`));
+        process.stderr.write("\n");
+        cmd.outputHelp({ error: true });
+        return finish(EXIT.ok);
       }
       cmd = next;
     }
