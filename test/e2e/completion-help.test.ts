@@ -183,10 +183,15 @@ describe("the values completion offers", () => {
 
   it("are each accepted by the command they are offered for", { timeout: 600_000 }, async () => {
     // A command group runs nothing (`kpt-ts live --context x` prints its usage): its flags run on
-    // its subcommands, which list them under Global Flags. A flag --help lists under Global Flags is its parent's, parsed there the same for every
-    // subcommand: each of its values runs once (on one subcommand listing it), the others' on each.
+    // its subcommands, which list them under Global Flags. A flag listed there is its parent's,
+    // parsed the same for every subcommand: each of its values runs once (on one subcommand
+    // listing it), the commands' own flags' values on each.
     const groups = new Set(pages.filter((p) => p.subcommands.length).map((p) => p.path));
-    const cases = [...new Map(offered.filter((l) => !groups.has(l.path)).flatMap((l) => l.values.map((value) => [l.global ? `${l.flag}=${value}` : `${l.path} ${l.flag}=${value}`, { path: l.path, args: [l.flag, value] }] as const))).values()];
+    const byKey = new Map<string, { path: string; args: string[] }>();
+    for (const l of offered.filter((o) => !groups.has(o.path))) {
+      for (const value of l.values) byKey.set(l.global ? `${l.flag}=${value}` : `${l.path} ${l.flag}=${value}`, { path: l.path, args: [l.flag, value] });
+    }
+    const cases = [...byKey.values()];
     const completion = completeAll("bash", [["kpt-ts", "completion", ""]])[0]!;
     expect(completion).toEqual(["bash", "fish", "zsh"]);
     for (const value of completion) cases.push({ path: "completion", args: [value] });
