@@ -181,6 +181,7 @@ function liveCommand<S extends FlagsSpec>(name: string, def: CommandDef<S>): Com
       const all = c.optsWithGlobals() as Record<string, unknown>;
       const globals = parseFlags(globalFlags, all);
       verbose = globals.v;
+      io.verbose = globals.v;
       return def.body({ pkgPath: def.pkg ? (args[0] as string) : ".", flags: parseFlags(def.flags, all), globals });
     };
     return def.diffExit ? runDiff(body as () => Promise<0 | 1 | 2>) : run(async () => void (await body()));

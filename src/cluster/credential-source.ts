@@ -14,8 +14,11 @@ export interface Credentials {
 }
 
 export interface CredentialSource {
-  /** The credentials to send now; `generation` changes whenever they do. */
-  get(): Promise<Credentials & { generation: number }>;
+  /**
+   * The credentials to send now; `generation` changes whenever they do. `signal`: the caller
+   * stops waiting when it fires (the request was cancelled).
+   */
+  get(signal?: AbortSignal): Promise<Credentials & { generation: number }>;
   /**
    * The server answered 401 to credentials of this generation: forget them. True when new ones
    * may differ (the request is worth one more try), false when the same would be sent again.

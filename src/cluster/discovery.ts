@@ -3,7 +3,9 @@
 // unchanged answer is a 304 with no payload); refreshed when a kind is missing, so CRDs applied
 // earlier in the same run become usable for later waves.
 
+import { isObject } from "./answer-check.js";
 import type { HttpCache } from "./disk-cache.js";
+import { readDiscoveryAnswer, type DiscoveryAnswer } from "./discovery-answer.js";
 import type { Transport } from "./transport.js";
 
 export interface ResourceMapping {
@@ -48,6 +50,8 @@ export class RestMapper {
   constructor(
     private readonly transport: Transport,
     private readonly cache?: HttpCache,
+    /** The run's cancellation: discovery writes nothing, so a stopped run stops waiting for it. */
+    private readonly signal?: AbortSignal,
   ) {}
 
   private async load(): Promise<void> {
@@ -82,27 +86,40 @@ export class RestMapper {
     this.loadedAt = Date.now();
   }
 
-  /** Aggregated discovery when the server has it (1.30+ by default), else the per-version walk. */
+  /**
+   * Aggregated discovery when the server has it (1.30+ by default), else the per-version walk.
+   * A cached copy is revalidated by its ETag only when it can be read: a 304 must never make a
+   * broken copy current (it would break every later run), so without one the server is asked
+   * for the whole answer.
+   */
   private async fetchAggregated(path: "/api" | "/apis"): Promise<any[]> {
     const key = `discovery ${path} ${AGGREGATED}`;
-    const cached = await this.cache?.read(key);
-    const { body, changed } = await this.transport.revalidate(path, cached, { what: `discovery ${path}`, accept: AGGREGATED });
-    const res = JSON.parse(body);
-    if (res?.kind === "APIGroupDiscoveryList") {
-      if (changed?.etag) void this.cache?.write(key, changed);
-      return res.items ?? [];
+    const url = this.transport.urlOf(path);
+    const entry = await this.cache?.read(key);
+    let cached: Extract<DiscoveryAnswer, { kind: "aggregated" }> | undefined;
+    try {
+      const answer = entry ? readDiscoveryAnswer(entry.body, url, path) : undefined;
+      if (answer?.kind === "aggregated") cached = answer;
+    } catch {
+      /* corrupt: fetched whole, and replaced below */
     }
-    return this.fetchLegacy(path, res);
+    const { body, changed } = await this.transport.revalidate(path, cached ? entry : undefined, { what: `discovery ${path}`, accept: AGGREGATED, ...(this.signal ? { signal: this.signal } : {}) });
+    const res = changed || !cached ? readDiscoveryAnswer(body, url, path) : cached;
+    if (res.kind === "aggregated") {
+      if (changed?.etag) void this.cache?.write(key, changed);
+      return res.groups;
+    }
+    return this.fetchLegacy(path, res.index);
   }
 
   private async fetchLegacy(path: "/api" | "/apis", index: any): Promise<any[]> {
     const groupVersions: { group: string; versions: string[] }[] =
       path === "/api"
-        ? [{ group: "", versions: index?.versions ?? ["v1"] }]
-        : (index?.groups ?? []).map((g: any) => ({
+        ? [{ group: "", versions: Array.isArray(index?.versions) ? index.versions.filter((v: unknown) => typeof v === "string") : ["v1"] }]
+        : (Array.isArray(index?.groups) ? index.groups.filter((g: unknown) => isObject(g) && typeof g.name === "string") : []).map((g: any) => ({
             group: g.name,
-            versions: [g.preferredVersion?.groupVersion, ...(g.versions ?? []).map((v: any) => v.groupVersion)]
-              .filter(Boolean)
+            versions: [g.preferredVersion?.groupVersion, ...(Array.isArray(g.versions) ? g.versions : []).map((v: any) => v?.groupVersion)]
+              .filter((gv: unknown) => typeof gv === "string" && gv !== "")
               .map((gv: string) => gv.split("/")[1] ?? "")
               .filter((v: string, i: number, a: string[]) => v && a.indexOf(v) === i),
           }));
@@ -113,18 +130,19 @@ export class RestMapper {
           versions.map(async (version) => {
             // One group that fails (an aggregated API without its backend) does not stop the others.
             let error: string | undefined;
-            const list = await this.transport.request<any>("GET", group ? `/apis/${group}/${version}` : `/api/${version}`).catch((err: unknown) => {
+            const list = await this.transport.request<any>("GET", group ? `/apis/${group}/${version}` : `/api/${version}`, this.signal ? { signal: this.signal } : {}).catch((err: unknown) => {
+              if (this.signal?.aborted) throw err; // the run was stopped: not "no resources"
               error = err instanceof Error ? err.message : String(err);
               return { resources: [] };
             });
             return {
               version,
               ...(error !== undefined ? { error } : {}),
-              resources: (list.resources ?? []).map((r: any) => ({
+              resources: (Array.isArray(list?.resources) ? list.resources.filter((r: unknown) => isObject(r) && typeof r.name === "string") : []).map((r: any) => ({
                 resource: r.name,
                 responseKind: { kind: r.kind },
                 scope: r.namespaced ? "Namespaced" : "Cluster",
-                verbs: r.verbs,
+                verbs: Array.isArray(r.verbs) ? r.verbs : [],
               })),
             };
           }),

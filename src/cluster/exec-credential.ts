@@ -4,8 +4,16 @@
 // comes (device-code logins print their URL there), credentials cached until shortly before
 // their expirationTimestamp, and fetched again after a 401. A failing plugin is named with its
 // exit code and its stderr, never its stdout (which holds the credential, or part of one).
+//
+// How long a plugin may run: kubectl sets no limit (client-go runs it with exec.Command and no
+// context; kubernetes/kubernetes#108849 decided against one, since a first login can take
+// minutes), and neither does kpt-ts. What bounds it is the user: the first Ctrl-C or SIGTERM
+// stops the plugin (its whole process group when it is not interactive) and ends the run, and
+// a plugin still running when kpt-ts exits is killed, never left behind. A request that stops
+// waiting for it (--request-timeout) fails as any request that times out. Its output is bounded
+// (an ExecCredential is a few KiB).
 
-import { spawn } from "node:child_process";
+import { spawn, type ChildProcess } from "node:child_process";
 import { ClusterError } from "../model/errors.js";
 import type { Credentials, CredentialSource } from "./credential-source.js";
 import type { Entry } from "./kubeconfig-files.js";
@@ -21,7 +29,12 @@ export interface ExecContext {
   /** Standard input, passed to the plugin only when interactive (it is a terminal). */
   stdin?: NodeJS.ReadStream;
   now?: () => number;
+  /** The run's cancellation: a plugin still running is stopped. */
+  signal?: AbortSignal;
 }
+
+/** More than any ExecCredential holds: a plugin printing more is refused. */
+export const MAX_PLUGIN_OUTPUT_BYTES = 16 * 1024 * 1024;
 
 const API_VERSIONS = ["client.authentication.k8s.io/v1", "client.authentication.k8s.io/v1beta1"];
 
@@ -61,7 +74,9 @@ export function execCredentials(exec: Entry, base: Credentials, ctx: ExecContext
     const info = { apiVersion, kind: "ExecCredential", spec: { interactive: isInteractive, ...(exec.provideClusterInfo ? { cluster: ctx.cluster } : {}) } };
     const env: NodeJS.ProcessEnv = { ...ctx.env, KUBERNETES_EXEC_INFO: JSON.stringify(info) };
     for (const e of Array.isArray(exec.env) ? exec.env : []) if (e && typeof e.name === "string") env[e.name] = String(e.value ?? "");
-    const { code, stdout, stderrTail, spawnError } = await runPlugin(command, Array.isArray(exec.args) ? exec.args.map(String) : [], env, isInteractive, ctx);
+    const { code, stdout, stderrTail, spawnError, tooMuch } = await runPlugin(command, Array.isArray(exec.args) ? exec.args.map(String) : [], env, isInteractive, ctx);
+    if (ctx.signal?.aborted) throw abortError();
+    if (tooMuch) fail(`it printed more than ${MAX_PLUGIN_OUTPUT_BYTES / 1024 / 1024} MiB on stdout, which no ExecCredential needs`);
     if (spawnError) {
       const hint = typeof exec.installHint === "string" && exec.installHint.trim() ? exec.installHint.trim() : undefined;
       if (spawnError.code === "ENOENT") fail("the command was not found", hint);
@@ -103,10 +118,10 @@ export function execCredentials(exec: Entry, base: Credentials, ctx: ExecContext
 
   return {
     runsProgram: true,
-    get: async () => {
+    get: async (signal) => {
       if (cached && now() < cached.refreshAt) return cached.creds;
       inFlight ??= fetch().finally(() => (inFlight = undefined));
-      return inFlight;
+      return untilAborted(inFlight, signal);
     },
     invalidate: (g) => {
       if (cached && cached.creds.generation === g) cached = undefined;
@@ -120,15 +135,58 @@ interface PluginRun {
   stdout: string;
   stderrTail: string;
   spawnError?: NodeJS.ErrnoException;
+  /** It printed more than MAX_PLUGIN_OUTPUT_BYTES on stdout (and was stopped). */
+  tooMuch?: boolean;
+}
+
+/** Plugins running now: killed at exit, so none outlives kpt-ts (even after a second Ctrl-C). */
+const running = new Set<{ child: ChildProcess; group: boolean }>();
+let exitHookArmed = false;
+
+function stop(p: { child: ChildProcess; group: boolean }, signal: NodeJS.Signals): void {
+  try {
+    // Not interactive, it leads its own process group: what it started goes with it.
+    if (p.group && p.child.pid) process.kill(-p.child.pid, signal);
+    else p.child.kill(signal);
+  } catch {
+    /* already gone */
+  }
 }
 
 function runPlugin(command: string, args: string[], env: NodeJS.ProcessEnv, interactive: boolean, ctx: ExecContext): Promise<PluginRun> {
   return new Promise((resolve) => {
-    const child = spawn(command, args, { env, stdio: [interactive ? "inherit" : "ignore", "pipe", "pipe"] });
+    // An interactive plugin stays in the terminal's process group (it reads the terminal).
+    const group = !interactive && process.platform !== "win32";
+    const child = spawn(command, args, { env, stdio: [interactive ? "inherit" : "ignore", "pipe", "pipe"], detached: group });
+    const entry = { child, group };
+    running.add(entry);
+    if (!exitHookArmed) {
+      exitHookArmed = true;
+      process.once("exit", () => {
+        for (const p of running) stop(p, "SIGKILL");
+      });
+    }
+    const onAbort = () => {
+      stop(entry, "SIGTERM");
+      setTimeout(() => stop(entry, "SIGKILL"), 2000).unref();
+    };
+    if (ctx.signal?.aborted) onAbort();
+    else ctx.signal?.addEventListener("abort", onAbort, { once: true });
     const out: Buffer[] = [];
+    let outBytes = 0;
+    let tooMuch = false;
     let err = "";
     let spawnError: NodeJS.ErrnoException | undefined;
-    child.stdout.on("data", (c: Buffer) => out.push(c));
+    child.stdout.on("data", (c: Buffer) => {
+      outBytes += c.length;
+      if (outBytes > MAX_PLUGIN_OUTPUT_BYTES) {
+        if (!tooMuch) stop(entry, "SIGKILL");
+        tooMuch = true;
+        out.length = 0;
+        return;
+      }
+      out.push(c);
+    });
     child.stderr.on("data", (c: Buffer) => {
       // Shown as it comes: a device-code login waits for the user to act on what it printed.
       ctx.stderr.write(c);
@@ -136,8 +194,28 @@ function runPlugin(command: string, args: string[], env: NodeJS.ProcessEnv, inte
     });
     child.on("error", (e: NodeJS.ErrnoException) => (spawnError = e));
     child.on("close", (code) => {
+      running.delete(entry);
+      ctx.signal?.removeEventListener("abort", onAbort);
       const lastLines = err.trim().split("\n").slice(-3).join(" / ").trim();
-      resolve({ code, stdout: Buffer.concat(out).toString("utf8"), stderrTail: lastLines, spawnError });
+      resolve({ code, stdout: Buffer.concat(out).toString("utf8"), stderrTail: lastLines, spawnError, tooMuch });
     });
+  });
+}
+
+function abortError(): Error {
+  return new DOMException("The operation was aborted", "AbortError");
+}
+
+/** `p`, unless `signal` fires first (then an AbortError; `p` goes on for whoever else waits). */
+function untilAborted<T>(p: Promise<T>, signal: AbortSignal | undefined): Promise<T> {
+  if (!signal) return p;
+  if (signal.aborted) return Promise.reject(abortError());
+  return new Promise((resolve, reject) => {
+    const onAbort = () => reject(abortError());
+    signal.addEventListener("abort", onAbort, { once: true });
+    p.then(
+      (v) => (signal.removeEventListener("abort", onAbort), resolve(v)),
+      (e) => (signal.removeEventListener("abort", onAbort), reject(e)),
+    );
   });
 }

@@ -1,7 +1,7 @@
 // The one seam to the API server: discovery, reads, writes (client- and server-side apply),
 // deletes and watches, over one keep-alive HTTP agent. Nothing else talks to the cluster.
 
-import { createInterface } from "node:readline";
+import { setMaxListeners } from "node:events";
 import { ClusterError } from "../model/errors.js";
 import { groupOf, type ObjRef } from "../model/ref.js";
 import type { KubeObject } from "../model/kube-object.js";
@@ -11,7 +11,8 @@ import { RestMapper, type ResourceMapping } from "./discovery.js";
 import { diskCacheFor, type HttpCache } from "./disk-cache.js";
 import { loadConnection, type KubeconfigOptions } from "./kubeconfig.js";
 import { withoutDescriptions } from "./openapi-slim.js";
-import { Transport } from "./transport.js";
+import { checkListAnswer, checkObjectAnswer, isObject, malformedAnswer, parseJsonAnswer } from "./answer-check.js";
+import { answerLines, readAnswer, Transport } from "./transport.js";
 import { apiServiceOf, availabilityOf, unavailableGroupMessage, type UnavailableApi } from "./unavailable-apis.js";
 import { WatchExpiredError, type Cluster, type DeleteOptions, type ListResult, type PatchType, type Scope, type WatchEvent, type WatchQuery, type WriteOptions } from "./types.js";
 
@@ -26,11 +27,14 @@ export interface KubeClusterOptions extends KubeconfigOptions {
   /** Upper bound of parallel requests; the HTTP agent keeps this many sockets alive. */
   maxSockets?: number;
   userAgent?: string;
-  /** false: no discovery/OpenAPI cache on disk (see disk-cache.ts). */
   /** false: no disk cache; a string: the cache's root directory (`--cache-dir`). */
   httpCache?: false | string;
+  /** Told what the run goes without (a cache directory it may not use): for `-v`. */
+  onNote?: (message: string) => void;
 }
 
+
+const WATCH_TYPES = new Set(["ADDED", "MODIFIED", "DELETED", "BOOKMARK"]);
 
 /** kpt's ResourceGroup CRD (kpt.dev/v1alpha1, its only version). */
 const RESOURCE_GROUP_MAPPING: ResourceMapping = { group: KPT_GROUP, version: RESOURCE_GROUP_VERSION, kind: RESOURCE_GROUP_KIND, resource: "resourcegroups", namespaced: true, verbs: ["get", "list", "create", "update", "patch", "delete", "watch"] };
@@ -45,6 +49,8 @@ export class KubeCluster implements Cluster {
   private readonly openapiDocs = new Map<string, Promise<unknown | undefined>>();
   private openapiIndex?: Promise<Record<string, string>>;
   private readonly cache?: HttpCache;
+  /** The run's cancellation (KubeconfigOptions.signal): discovery's requests end with it. */
+  private readonly signal?: AbortSignal;
 
   constructor(opts: KubeClusterOptions = {}) {
     const conn = loadConnection(opts);
@@ -53,8 +59,11 @@ export class KubeCluster implements Cluster {
     this.server = conn.server;
     this.user = conn.userName;
     this.transport = new Transport(conn, opts.maxSockets ?? 64, opts.userAgent ?? "kpt-ts");
-    this.cache = opts.httpCache === false ? undefined : diskCacheFor(conn.server, process.env, typeof opts.httpCache === "string" ? opts.httpCache : undefined);
-    this.mapper = new RestMapper(this.transport, this.cache);
+    this.cache = opts.httpCache === false ? undefined : diskCacheFor(conn.server, process.env, typeof opts.httpCache === "string" ? opts.httpCache : undefined, opts.onNote ? { onUnusable: opts.onNote } : {});
+    this.signal = opts.signal;
+    // The run's one signal is watched by every lookup waiting for discovery and every request: many at once, by design.
+    if (opts.signal) setMaxListeners(0, opts.signal);
+    this.mapper = new RestMapper(this.transport, this.cache, opts.signal);
   }
 
   close(): void {
@@ -90,6 +99,7 @@ export class KubeCluster implements Cluster {
   /** Discovery failures are access failures: they end the run with a message about the cluster. */
   private async discover<T>(fn: () => Promise<T>): Promise<T> {
     try {
+      // Discovery's requests carry the run's signal: a stopped run stops waiting for them.
       return await fn();
     } catch (err) {
       if (err instanceof ApiError) {
@@ -131,7 +141,8 @@ export class KubeCluster implements Cluster {
     // Metadata only: the server answers with a PartialObjectMetadata (plain JSON if it cannot).
     const accept = opts.metadataOnly ? "application/json;as=PartialObjectMetadata;g=meta.k8s.io;v=v1,application/json" : undefined;
     try {
-      return await this.transport.request<KubeObject>("GET", this.objectPath(m, ref.namespace, ref.name), { signal, accept, what: `get ${ref.kind} ${ref.name}` });
+      const path = this.objectPath(m, ref.namespace, ref.name);
+      return checkObjectAnswer<KubeObject>(await this.transport.request("GET", path, { signal, accept, what: `get ${ref.kind} ${ref.name}` }), this.transport.urlOf(path));
     } catch (err) {
       if (err instanceof ApiError && err.notFound) return undefined;
       throw err;
@@ -144,16 +155,20 @@ export class KubeCluster implements Cluster {
     let cont: string | undefined;
     let resourceVersion = "";
     do {
-      const page = await this.transport.request<any>("GET", this.collectionPath(m, namespace), {
-        query: { limit: 500, continue: cont, fieldSelector: opts.fieldSelector, labelSelector: opts.labelSelector },
-        signal: opts.signal,
-        what: `list ${kind}`,
-      });
+      const path = this.collectionPath(m, namespace);
+      const page = checkListAnswer(
+        await this.transport.request<unknown>("GET", path, {
+          query: { limit: 500, continue: cont, fieldSelector: opts.fieldSelector, labelSelector: opts.labelSelector },
+          signal: opts.signal,
+          what: `list ${kind}`,
+        }),
+        this.transport.urlOf(path),
+      );
       // List items carry no apiVersion/kind; give them back so they look like what GET returns.
       const apiVersion = m.group ? `${m.group}/${m.version}` : m.version;
-      for (const it of page.items ?? []) items.push({ apiVersion, kind: m.kind, ...it });
-      cont = page.metadata?.continue || undefined;
-      resourceVersion = page.metadata?.resourceVersion ?? resourceVersion;
+      for (const it of page.items) items.push({ apiVersion, kind: m.kind, ...it } as KubeObject);
+      cont = typeof page.metadata.continue === "string" && page.metadata.continue ? page.metadata.continue : undefined;
+      resourceVersion = typeof page.metadata.resourceVersion === "string" ? page.metadata.resourceVersion : resourceVersion;
     } while (cont);
     return { items, resourceVersion };
   }
@@ -239,24 +254,24 @@ export class KubeCluster implements Cluster {
       signal,
       what: `watch ${q.kind}`,
     });
+    const url = this.transport.urlOf(this.collectionPath(m, q.namespace));
     if ((res.statusCode ?? 0) >= 300) {
-      const chunks: Buffer[] = [];
-      for await (const c of res.body) chunks.push(c as Buffer);
-      const err = apiErrorFrom(res.statusCode ?? 0, Buffer.concat(chunks).toString("utf8"), `watch ${q.kind}`);
+      const err = apiErrorFrom(res.statusCode ?? 0, await readAnswer(res, url), `watch ${q.kind}`);
       if (err.status === 410) throw new WatchExpiredError(err.message);
       throw err;
     }
     const apiVersion = m.group ? `${m.group}/${m.version}` : m.version;
-    const lines = createInterface({ input: res.body, crlfDelay: Infinity });
     try {
-      for await (const line of lines) {
+      for await (const line of answerLines(res, url)) {
         if (!line.trim()) continue;
-        const ev = JSON.parse(line) as { type: string; object: any };
+        const ev = parseJsonAnswer(line, url) as { type?: unknown; object?: any };
+        if (!isObject(ev) || !isObject(ev.object)) throw malformedAnswer(url, "a watch event that is not an object with an object");
         if (ev.type === "ERROR") {
           if (ev.object?.code === 410) throw new WatchExpiredError(ev.object?.message ?? "watch expired");
           throw apiErrorFrom(ev.object?.code ?? 500, JSON.stringify(ev.object), `watch ${q.kind}`);
         }
-        yield { type: ev.type as WatchEvent["type"], object: { apiVersion, kind: m.kind, ...ev.object } };
+        if (!WATCH_TYPES.has(ev.type as string) || !isObject(ev.object.metadata)) throw malformedAnswer(url, `a watch event of type ${JSON.stringify(ev.type)}${isObject(ev.object.metadata) ? "" : " without metadata"}`);
+        yield { type: ev.type as WatchEvent["type"], object: { apiVersion, kind: m.kind, ...ev.object } as KubeObject };
       }
     } catch (err) {
       if (signal.aborted) return;
@@ -303,7 +318,14 @@ export class KubeCluster implements Cluster {
         // The URL carries the document's hash: a copy cached under it is current by construction.
         const key = `openapi ${url}`;
         const cached = q.hash ? await this.cache?.read(key) : undefined;
-        if (cached) return JSON.parse(cached.body);
+        if (cached) {
+          try {
+            return JSON.parse(cached.body);
+          } catch {
+            /* a corrupt copy: fetched again below, and replaced */
+          }
+        }
+        // Not cancelled with the run: an object in flight at Ctrl-C still needs its merge keys to be patched right.
         return this.transport.revalidate(path!, undefined, { query: q, what: `openapi ${gv}` }).then(
           ({ body }) => {
             const doc = withoutDescriptions(JSON.parse(body));

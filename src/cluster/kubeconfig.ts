@@ -39,6 +39,8 @@ export interface KubeconfigOptions {
   pluginStderr?: NodeJS.WritableStream;
   /** Standard input, for interactive credential plugins (default: process.stdin). */
   stdin?: NodeJS.ReadStream;
+  /** The run's cancellation: a credential plugin still running is stopped when it fires. */
+  signal?: AbortSignal;
 }
 
 export interface Impersonation {
@@ -154,6 +156,7 @@ export function loadConnection(opts: KubeconfigOptions = {}): ClusterConnection 
       env,
       stderr: opts.pluginStderr ?? process.stderr,
       stdin: opts.stdin ?? process.stdin,
+      ...(opts.signal ? { signal: opts.signal } : {}),
     });
   } else if (user["auth-provider"]) credentials = authProviderCredentials(user, server, base, owner);
   else credentials = staticCredentials(base);

@@ -2,13 +2,16 @@
 // retry-policy.ts decides: 429 (API Priority and Fairness) honours Retry-After; connection
 // failures and 5xx are retried with backoff, for a bounded time, where repeating is safe.
 
+import { setLongTimeout } from "../util/long-timer.js";
 import { Agent, request as httpsRequest } from "node:https";
 import { request as httpRequest, Agent as HttpAgent, type IncomingHttpHeaders, type IncomingMessage } from "node:http";
+import type { Socket } from "node:net";
 import { connect as tlsConnect, createSecureContext } from "node:tls";
 import type { Readable } from "node:stream";
 import { setTimeout as sleep } from "node:timers/promises";
 import { createGunzip } from "node:zlib";
 import { ClusterError } from "../model/errors.js";
+import { AnswerTooLargeError, parseJsonAnswer } from "./answer-check.js";
 import { apiErrorFrom, ApiError, WebhookUnavailableError } from "./api-error.js";
 import type { Credentials } from "./credential-source.js";
 import type { ClusterConnection } from "./kubeconfig.js";
@@ -57,6 +60,17 @@ export interface Response {
 /** --request-timeout ran out: not retried (kubectl gives up on the request). */
 export class RequestTimeoutError extends ClusterError {}
 
+/**
+ * The largest answer read (after decompression): no real one comes near it (a list page is 500
+ * objects of at most 1.5 MiB each in etcd, and real ones are a few MiB), and Node could not hold
+ * a much larger text anyway. Above it the request fails (exit 1) with memory bounded.
+ */
+export const MAX_ANSWER_BYTES = 256 * 1024 * 1024;
+
+/** kubectl's (Go's net/http) limits on opening a connection: 30 s to connect, then 10 s for the TLS handshake. */
+export const CONNECT_TIMEOUT_MS = 30_000;
+export const TLS_HANDSHAKE_TIMEOUT_MS = 10_000;
+
 export class Transport {
   readonly stats: TransportStats = { requests: 0, retries: 0, throttled: 0, wireBytes: 0, bodyBytes: 0 };
   private readonly agents = new Map<string, Agent | HttpAgent>();
@@ -93,6 +107,7 @@ export class Transport {
     const ca = this.conn.ca;
     if (this.url.protocol === "http:") {
       agent = new HttpAgent(common);
+      armConnectTimeouts(agent, false);
       if (proxy) {
         (agent as any).createConnection = (options: any, cb: (err: Error | null, s?: unknown) => void) => {
           openTunnel(proxy, options.host, Number(options.port), { ca }).then((s) => cb(null, s), cb);
@@ -104,11 +119,13 @@ export class Transport {
       // (parsing the CA and the client key) for each connection, a few ms apiece.
       const secureContext = createSecureContext({ ca, cert: creds.cert, key: creds.key });
       agent = new Agent({ ...common, secureContext, rejectUnauthorized: !this.conn.insecureSkipTlsVerify, servername: this.conn.tlsServerName });
+      armConnectTimeouts(agent, true);
       if (proxy) {
         // TLS to the API server inside the tunnel, with the agent's own TLS options.
         (agent as any).createConnection = (options: any, cb: (err: Error | null, s?: unknown) => void) => {
           openTunnel(proxy, options.host, Number(options.port), { ca }).then((socket) => {
             const tls = tlsConnect({ ...options, socket, servername: options.servername || this.conn.tlsServerName || (/^[\d.]+$|:/.test(options.host) ? undefined : options.host) });
+            limitHandshake(tls, false);
             cb(null, tls);
           }, cb);
           return undefined;
@@ -118,6 +135,11 @@ export class Transport {
     // Agents of earlier certificates stay until close(): a watch opened with one keeps running.
     this.agents.set(id, agent);
     return agent;
+  }
+
+  /** The full URL of a path on this server, for messages. */
+  urlOf(path: string): string {
+    return `${this.url.origin}${this.path(path)}`;
   }
 
   private path(path: string, query?: RequestOptions["query"]): string {
@@ -157,7 +179,7 @@ export class Transport {
    */
   async open(method: string, path: string, opts: RequestOptions = {}): Promise<Response> {
     for (let tries = 0; ; tries++) {
-      const creds = await this.conn.credentials.get();
+      const creds = await this.conn.credentials.get(opts.signal);
       const res = await this.send(method, path, opts, creds);
       if (res.statusCode === 401 && tries === 0 && this.conn.credentials.invalidate(creds.generation)) {
         res.destroy();
@@ -207,7 +229,7 @@ export class Transport {
     const onAbort = () => ctl.abort(opts.signal?.reason);
     opts.signal?.addEventListener("abort", onAbort, { once: true });
     let timedOut = false;
-    const timer = setTimeout(() => {
+    const timer = setLongTimeout(() => {
       timedOut = true;
       ctl.abort();
     }, ms);
@@ -222,7 +244,7 @@ export class Transport {
       }
       throw err;
     } finally {
-      clearTimeout(timer);
+      timer.clear();
       opts.signal?.removeEventListener("abort", onAbort);
     }
   }
@@ -245,7 +267,7 @@ export class Transport {
    */
   async request<T = any>(method: string, path: string, opts: RequestOptions = {}): Promise<T> {
     const { text } = await this.exchange(method, path, opts);
-    return (text ? JSON.parse(text) : undefined) as T;
+    return (text ? parseJsonAnswer(text, this.urlOf(path)) : undefined) as T;
   }
 
   /**
@@ -268,7 +290,7 @@ export class Transport {
       try {
         [res, text] = await this.timed(opts, what, async (signal) => {
           const r = await this.open(method, path, { ...opts, signal });
-          const t = await readBody(r.body);
+          const t = await readAnswer(r, this.urlOf(path));
           this.stats.bodyBytes += Buffer.byteLength(t);
           if (!r.compressed) this.stats.wireBytes += Buffer.byteLength(t);
           return [r, t] as const;
@@ -310,13 +332,103 @@ function formatMs(ms: number): string {
   return ms % 1000 === 0 ? `${ms / 1000}s` : `${ms}ms`;
 }
 
-function readBody(res: Readable): Promise<string> {
+/**
+ * A response's body as text, at most `limit` bytes after decompression: past it the response is
+ * dropped (memory stays bounded, whatever a gzip bomb expands to) and AnswerTooLargeError names
+ * the URL.
+ */
+export function readAnswer(res: Response, url: string, limit = MAX_ANSWER_BYTES): Promise<string> {
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
-    res.on("data", (c: Buffer) => chunks.push(c));
-    res.on("end", () => resolve(Buffer.concat(chunks).toString("utf8")));
-    res.on("error", reject);
+    let size = 0;
+    const onData = (c: Buffer) => {
+      size += c.length;
+      if (size > limit) {
+        res.body.off("data", onData);
+        chunks.length = 0;
+        res.destroy();
+        reject(answerTooLarge(url, limit, res.compressed));
+        return;
+      }
+      chunks.push(c);
+    };
+    res.body.on("data", onData);
+    res.body.on("end", () => resolve(Buffer.concat(chunks, size).toString("utf8")));
+    res.body.on("error", (e) => (size > limit ? undefined : reject(e)));
   });
+}
+
+/** The largest watch event (one object and its framing): objects are at most 3 MiB as the API server takes them. */
+export const MAX_WATCH_EVENT_BYTES = 64 * 1024 * 1024;
+
+/** A streamed answer (a watch) line by line, each line at most `limit` bytes (else AnswerTooLargeError). */
+export async function* answerLines(res: Response, url: string, limit = MAX_WATCH_EVENT_BYTES): AsyncIterable<string> {
+  let parts: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of res.body as AsyncIterable<Buffer>) {
+    let start = 0;
+    for (let nl = chunk.indexOf(10); nl !== -1; nl = chunk.indexOf(10, start)) {
+      parts.push(chunk.subarray(start, nl));
+      yield Buffer.concat(parts).toString("utf8");
+      parts = [];
+      size = 0;
+      start = nl + 1;
+    }
+    if (start < chunk.length) {
+      size += chunk.length - start;
+      if (size > limit) {
+        res.destroy();
+        throw answerTooLarge(url, limit, res.compressed);
+      }
+      parts.push(chunk.subarray(start));
+    }
+  }
+  if (size > 0) yield Buffer.concat(parts).toString("utf8");
+}
+
+export function answerTooLarge(url: string, limit: number, compressed: boolean): AnswerTooLargeError {
+  const mib = Math.round(limit / 1024 / 1024);
+  return new AnswerTooLargeError(`the answer of ${url} is larger than ${mib} MiB${compressed ? " once decompressed" : ""}, more than any Kubernetes API server sends: the request was stopped`, {
+    detail: "Check that the server in your kubeconfig is a Kubernetes API server, not a proxy or something else in front of one.",
+  });
+}
+
+/**
+ * kubectl's limits on opening a connection (Go's net/http): a listener that accepts and never
+ * answers, or never speaks TLS, fails after 30 s (connect) or 10 s (TLS handshake) instead of
+ * hanging the run for ever.
+ */
+function armConnectTimeouts(agent: Agent | HttpAgent, tls: boolean): void {
+  const create = (agent as any).createConnection as (options: unknown, cb?: unknown) => Socket | undefined;
+  (agent as any).createConnection = function (this: unknown, options: unknown, cb?: unknown) {
+    const socket = create.call(this, options, cb);
+    if (socket) limitHandshake(socket, !tls ? "connect-only" : true);
+    return socket;
+  };
+}
+
+function limitHandshake(socket: Socket, phase: boolean | "connect-only"): void {
+  let timer: NodeJS.Timeout | undefined;
+  const fail = (code: string, message: string) => {
+    const err = Object.assign(new Error(message), { code });
+    socket.destroy(err);
+  };
+  const handshake = () => {
+    clearTimeout(timer);
+    if (phase === "connect-only") return;
+    timer = setTimeout(() => fail("ETLSHANDSHAKETIMEOUT", `TLS handshake timeout (${TLS_HANDSHAKE_TIMEOUT_MS / 1000}s)`), TLS_HANDSHAKE_TIMEOUT_MS);
+    timer.unref();
+  };
+  const done = () => clearTimeout(timer);
+  // A socket handed over already connected (inside a proxy's tunnel) goes straight to its handshake.
+  if (phase === false || !socket.connecting) handshake();
+  else {
+    timer = setTimeout(() => fail("ETIMEDOUT", `connect timeout (${CONNECT_TIMEOUT_MS / 1000}s)`), CONNECT_TIMEOUT_MS);
+    timer.unref();
+    socket.once("connect", handshake);
+  }
+  socket.once("secureConnect", done);
+  socket.once("close", done);
 }
 
 export function connectionError(err: Error, server: string, attempts = 1): ClusterError & { attempts: number } {
@@ -331,6 +443,7 @@ export function connectionError(err: Error, server: string, attempts = 1): Clust
     UNABLE_TO_VERIFY_LEAF_SIGNATURE: "the server's certificate is not trusted: check certificate-authority in your kubeconfig",
     SELF_SIGNED_CERT_IN_CHAIN: "the server's certificate is not trusted: check certificate-authority in your kubeconfig",
     ERR_TLS_CERT_ALTNAME_INVALID: "the server's certificate does not name this address: check the server in your kubeconfig",
+    ETLSHANDSHAKETIMEOUT: `it accepted the connection but its TLS handshake did not finish within ${TLS_HANDSHAKE_TIMEOUT_MS / 1000} s (kubectl's limit too): is this the API server's address and port, and does it speak TLS?`,
   };
   const tries = attempts > 1 ? ` (${attempts} tries)` : "";
   return Object.assign(new ClusterError(`cannot reach the cluster at ${server}${tries}: ${hints[code] ?? err.message}`, { cause: err, detail: `${code} ${err.message}` }), { attempts });

@@ -6,7 +6,7 @@ import type { CommandIO } from "./io.js";
 import { openCluster } from "./open-cluster.js";
 
 export async function installResourceGroup(g: GlobalFlags, io: CommandIO): Promise<void> {
-  const cluster = openCluster(g);
+  const cluster = openCluster(g, { io });
   io.stdout.write("installing inventory ResourceGroup CRD...");
   try {
     await installResourceGroupCrd(cluster, { signal: io.signal });

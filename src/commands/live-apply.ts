@@ -21,7 +21,7 @@ export async function liveApply(pkgPath: string, f: FlagValues<typeof applyFlags
   }
   if (!dry && (local || output === "markdown")) throw new UsageError(`${local ? "--local" : "--output markdown"} is for previews: add --dry-run, or use live diff`);
   const dryRun = !dry ? "none" : engine.serverSide && !local ? "server" : "client";
-  const early = openClusterEarly(g, { maxSockets: runSockets(engine.concurrency), openapi: !engine.serverSide });
+  const early = openClusterEarly(g, { maxSockets: runSockets(engine.concurrency), openapi: !engine.serverSide, io });
   try {
     const pkg = await readCommandPackage(pkgPath, io, rgFile);
     const statusOptions = await statusOptionsFor(pkg, healthRules);

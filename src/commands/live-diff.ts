@@ -18,7 +18,7 @@ export async function liveDiff(pkgPath: string, f: FlagValues<typeof diffFlags>,
   // Everything but the engine's own options (engine/options.ts, keyed the same).
   const { output, local, ...engine } = f;
   if (engine.forceConflicts && !engine.serverSide) throw new UsageError("--force-conflicts only applies with --server-side");
-  const early = openClusterEarly(g, { maxSockets: runSockets(engine.concurrency), openapi: !engine.serverSide });
+  const early = openClusterEarly(g, { maxSockets: runSockets(engine.concurrency), openapi: !engine.serverSide, io });
   try {
     const pkg = await readCommandPackage(pkgPath, io);
     const events = runApply(pkg, early.use(), { ...engine, dryRun: local ? "client" : "server", signal: io.signal });

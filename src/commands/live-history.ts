@@ -13,7 +13,7 @@ export async function liveHistory(pkgPath: string, f: FlagValues<typeof historyF
   const output = f.output;
   const pkg = await readCommandPackage(pkgPath, io);
   const { name, namespace, id } = pkg.inventory;
-  const cluster = openCluster(g);
+  const cluster = openCluster(g, { io });
   try {
     const records = await listChanges(cluster, { namespace, inventoryId: id, signal: io.signal });
     const color = colorFor(io, g);

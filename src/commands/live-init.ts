@@ -1,8 +1,9 @@
 // `kpt-ts live init [DIR]`: write the package's inventory template (resourcegroup.yaml).
 // Reads the package's files, lets planInit decide, writes, and reports on stderr as kpt does.
 
-import { writeFile } from "node:fs/promises";
-import { join } from "node:path";
+import { constants } from "node:fs";
+import { lstat, open, readlink, realpath } from "node:fs/promises";
+import { isAbsolute, join, relative } from "node:path";
 import { PackageError } from "../model/errors.js";
 import { planInit } from "../inventory/init.js";
 import { readPackageFiles } from "../object/read-package.js";
@@ -33,10 +34,38 @@ export async function runLiveInit(opts: LiveInitOptions): Promise<void> {
     throw plan.error;
   }
   try {
-    for (const w of plan.writes) await writeFile(join(opts.dir, w.path), w.content, { mode: w.mode });
+    for (const w of plan.writes) await writeInPackage(opts.dir, w.path, w.content, w.mode);
   } catch (err) {
     say("failed\n");
+    if (err instanceof PackageError) throw err;
     throw new PackageError([{ message: `cannot write the inventory: ${err instanceof Error ? err.message : String(err)}` }]);
   }
   say("success\n");
+}
+
+/**
+ * Writes a file of the package, never through a symbolic link that leads out of it (a
+ * resourcegroup.yaml linked to another package's would overwrite that package's inventory). A
+ * link within the package is written through, as kpt does.
+ */
+async function writeInPackage(dir: string, rel: string, content: string, mode: number): Promise<void> {
+  const root = await realpath(dir);
+  let path = join(root, rel);
+  const info = await lstat(path).catch(() => undefined);
+  if (info?.isSymbolicLink()) {
+    const target = await realpath(path).catch(() => undefined);
+    const inside = target !== undefined && !relative(root, target).startsWith("..") && !isAbsolute(relative(root, target));
+    if (!inside) {
+      const where = target ?? (await readlink(path).catch(() => "?"));
+      throw new PackageError([{ source: { file: join(dir, rel), line: 1 }, message: `${rel} is a symbolic link to ${where}, outside the package: kpt-ts does not write through it; remove the link (or point it into the package) and run live init again` }]);
+    }
+    path = target;
+  }
+  // O_NOFOLLOW: a link put in its place meanwhile is refused rather than followed.
+  const handle = await open(path, constants.O_WRONLY | constants.O_CREAT | constants.O_TRUNC | (constants.O_NOFOLLOW ?? 0), mode);
+  try {
+    await handle.writeFile(content);
+  } finally {
+    await handle.close();
+  }
 }

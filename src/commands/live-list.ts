@@ -13,7 +13,7 @@ import { openCluster } from "./open-cluster.js";
 
 export async function liveList(f: FlagValues<typeof listFlags>, g: GlobalFlags, io: CommandIO): Promise<void> {
   const output = f.output;
-  const cluster = openCluster(g);
+  const cluster = openCluster(g, { io });
   try {
     // Without -n: every namespace (the context's namespace does not narrow it, as `kapp ls -A`).
     const namespace = cluster.namespaceEnforced ? cluster.defaultNamespace : undefined;

@@ -19,7 +19,7 @@ export async function liveMigrate(pkgPath: string, f: FlagValues<typeof migrateF
   if (pkgPath === "-") throw new UsageError("live migrate rewrites the package's files: give the package directory, not -");
   const plan = planMigrate(await readPackageFiles(pkgPath), { rgFile: f.rgFile, name: f.name, namespace: g.namespace, force: f.force, dir: pkgPath });
   const steps = createMigrateSteps(io.stdout);
-  const cluster = openCluster(g);
+  const cluster = openCluster(g, { io });
   const write = async (files: { path: string; content: string; mode: number }[]) => {
     for (const w of files) if (!f.dryRun) await writeFile(join(pkgPath, w.path), w.content, { mode: w.mode });
   };

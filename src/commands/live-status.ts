@@ -7,6 +7,7 @@ import { listedInventories, selectForStatus, type InventoryMember } from "../inv
 import { UsageError } from "../model/errors.js";
 import { refKey } from "../model/ref.js";
 import { printLiveStatus } from "../print/status-printer.js";
+import { warningLine } from "../print/terminal-text.js";
 import { followStatus } from "../status/follow-status.js";
 import type { FlagValues } from "./flag-spec.js";
 import type { GlobalFlags, statusFlags } from "./command-specs.js";
@@ -21,9 +22,9 @@ export async function liveStatus(pkgPath: string, f: FlagValues<typeof statusFla
   if (!remote && invNames?.length) throw new UsageError("inv-names flag should only be used when inv-type is set to remote");
   if (remote && (pkgPath !== "." || rgFile !== undefined)) {
     const unread = pkgPath !== "." ? `the package "${pkgPath}"` : `--rg-file "${rgFile}"`;
-    io.stderr.write(`[WARN] --inv-type remote shows every inventory in the cluster; ${unread} is not read (choose inventories with --inv-names)\n`);
+    io.stderr.write(warningLine(`--inv-type remote shows every inventory in the cluster; ${unread} is not read (choose inventories with --inv-names)`));
   }
-  const early = openClusterEarly(g);
+  const early = openClusterEarly(g, { io });
   try {
     // Remote: the --health-rules files' rules only; there is no package to read.
     const pkg = remote ? undefined : await readCommandPackage(pkgPath, io, rgFile);
@@ -38,7 +39,7 @@ export async function liveStatus(pkgPath: string, f: FlagValues<typeof statusFla
       io.stdout.write("no resources found in the inventory\n");
       return;
     }
-    for (const w of await unavailableApiWarnings(cluster, io.signal)) io.stderr.write(`[WARN] ${w}\n`);
+    for (const w of await unavailableApiWarnings(cluster, io.signal)) io.stderr.write(warningLine(w));
     const refs = [...new Map(objects.map((o) => [refKey(o.ref), o.ref])).values()];
     const events = followStatus(cluster, refs, { ...follow, signal: io.signal, statusOptions });
     await printLiveStatus(events, {

@@ -3,7 +3,9 @@
 import { KubeCluster } from "../cluster/kube-cluster.js";
 import { ENGINE_DEFAULTS } from "../engine/options.js";
 import type { KubeconfigOptions } from "../cluster/kubeconfig.js";
+import { escapingStream, noteLine } from "../print/terminal-text.js";
 import type { GlobalFlags } from "./command-specs.js";
+import type { CommandIO } from "./io.js";
 
 /** The connection flags as the cluster layer takes them. */
 export function connectionOptions(g: GlobalFlags): KubeconfigOptions {
@@ -30,8 +32,21 @@ export function connectionOptions(g: GlobalFlags): KubeconfigOptions {
   };
 }
 
-export function openCluster(g: GlobalFlags, opts: { maxSockets?: number } = {}): KubeCluster {
-  return new KubeCluster({ ...connectionOptions(g), maxSockets: opts.maxSockets, userAgent: "kpt-ts", ...(g.cacheDir ? { httpCache: g.cacheDir } : {}) });
+/**
+ * The cluster of a command. With `io`: cancelled with the run (a credential plugin is stopped,
+ * discovery no longer waited for), a plugin's stderr shown escaped, and under -v a note when the
+ * discovery cache may not be used.
+ */
+export function openCluster(g: GlobalFlags, opts: { maxSockets?: number; io?: CommandIO } = {}): KubeCluster {
+  const io = opts.io;
+  return new KubeCluster({
+    ...connectionOptions(g),
+    maxSockets: opts.maxSockets,
+    userAgent: "kpt-ts",
+    ...(g.cacheDir ? { httpCache: g.cacheDir } : {}),
+    ...(io ? { signal: io.signal, pluginStderr: escapingStream(io.stderr) } : {}),
+    ...(io && g.v ? { onNote: (m: string) => void io.stderr.write(noteLine(m)) } : {}),
+  });
 }
 
 /** Connections an engine run uses: its writes at once (--concurrency), and its watches besides. */
@@ -50,7 +65,7 @@ export interface EarlyCluster {
  * package, so the two overlap. An error in the connection settings is kept for `use()`, after the
  * package was read: a broken package is still reported first, as it was before.
  */
-export function openClusterEarly(g: GlobalFlags, opts: { maxSockets?: number; openapi?: boolean } = {}): EarlyCluster {
+export function openClusterEarly(g: GlobalFlags, opts: { maxSockets?: number; openapi?: boolean; io?: CommandIO } = {}): EarlyCluster {
   let cluster: KubeCluster | undefined;
   let error: unknown;
   try {

@@ -3,6 +3,7 @@
 // refused before the cluster is touched. Evaluation is pure (plain JSON in, a value out).
 
 import { Environment } from "@marcbachmann/cel-js";
+import { ESTIMATED_COST_LIMIT, estimateCost, evaluateWithinBudget, UNKNOWN_LIST_SIZE } from "./cel-cost.js";
 import type { KubeObject } from "../model/kube-object.js";
 import type { HealthExpression } from "../status/types.js";
 
@@ -40,10 +41,22 @@ export function compileExpression(text: string): CompiledExpression {
     return { ok: false, message: `gives ${/^[aeiou]/.test(type) ? "an" : "a"} ${type}, not a boolean: compare it (e.g. == 'Ready', > 0)` };
   }
   const program = e.parse(text);
+  // Kubernetes refuses a CRD rule whose estimated cost is over its limit; so does kpt-ts (cel-cost.ts).
+  const cost = estimateCost(program.ast);
+  if (cost > ESTIMATED_COST_LIMIT) {
+    return {
+      ok: false,
+      message: `is too expensive: its estimated cost is ${formatCount(cost)}, over the limit of ${formatCount(ESTIMATED_COST_LIMIT)} (each list of the object counted as ${formatCount(UNKNOWN_LIST_SIZE)} elements): iterate over fewer or smaller lists, or nest fewer all/exists/map/filter`,
+    };
+  }
   return {
     ok: true,
-    expression: { text, fields: fieldsRead(text), evaluate: (obj: KubeObject) => program(variablesOf(obj)) as unknown },
+    expression: { text, fields: fieldsRead(text), evaluate: (obj: KubeObject) => evaluateWithinBudget(program, () => program(variablesOf(obj)) as unknown) },
   };
+}
+
+function formatCount(n: number): string {
+  return n >= 1e15 ? n.toExponential(1) : Math.round(n).toLocaleString("en-US");
 }
 
 function variablesOf(obj: KubeObject): Record<string, unknown> {

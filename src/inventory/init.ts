@@ -208,6 +208,10 @@ function readKptfileInventory(f: PackageFile, display: (rel: string) => string):
   } catch (err) {
     return new PackageError([{ source: { file: display(f.path), line: 1 }, message: `invalid YAML: ${(err as Error).message.split("\n")[0]}` }]);
   }
+  if (value !== null && value !== undefined && !isRecord(value)) {
+    const line = parseYamlDocuments(f.content).documents[0]?.line ?? 1;
+    return new PackageError([{ source: { file: display(f.path), line }, object: "Kptfile", message: `a Kptfile must be a mapping (apiVersion: kpt.dev/v1, kind: Kptfile, metadata, ...), found ${Array.isArray(value) ? "a list" : typeof value}` }]);
+  }
   if (!isRecord(value) || value.inventory === undefined || value.inventory === null) return undefined;
   const inv = isRecord(value.inventory) ? value.inventory : {};
   const line = parseYamlDocuments(f.content).documents[0]?.lineOf(["inventory"]) ?? 1;

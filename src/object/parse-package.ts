@@ -9,7 +9,7 @@ import { PackageError } from "../model/errors.js";
 import type { PackageIssue } from "../model/errors.js";
 import { refKey, refOf } from "../model/ref.js";
 import type { InventoryInfo, KubeObject, Package, PackageDocument, PackageObject, SourcePos } from "../model/kube-object.js";
-import { describeObject, isRecord, validateObject } from "./validate-object.js";
+import { describeObject, isRecord, typeName, validateObject } from "./validate-object.js";
 import { parseYamlDocuments, type ParsedYaml } from "./yaml-documents.js";
 import type { FieldPath } from "./yaml-documents.js";
 import { checkDnsLabel, checkDnsSubdomain, checkLabelValue } from "./names.js";
@@ -100,7 +100,7 @@ export function analyzePackage(input: PackageInput, opts: ParsePackageOptions): 
     if (functionConfigs.has(posix.normalize(file.path))) continue;
     const inRootPackage = input.fromStdin || !isInSubpackage(file.path, subpackageDirs);
     for (const doc of parsed.documents) {
-      for (const entry of expandLists({ value: doc.value, file: where, ...(input.fromStdin ? {} : { pkgFile: file.path }), line: doc.line, lineOf: doc.lineOf, ...(doc.textLength !== undefined ? { textLength: doc.textLength } : {}) })) {
+      for (const entry of expandLists({ value: doc.value, file: where, ...(input.fromStdin ? {} : { pkgFile: file.path }), line: doc.line, lineOf: doc.lineOf, ...(doc.textLength !== undefined ? { textLength: doc.textLength } : {}), ...(doc.plainJson ? { plainJson: true } : {}) })) {
         classifyEntry(entry, inRootPackage, input.fromStdin, found, issues);
       }
     }
@@ -134,6 +134,8 @@ interface Entry {
   lineOf(path: FieldPath): number | undefined;
   /** Characters of YAML text behind it (for a list item, the whole list's). */
   textLength?: number;
+  /** Only JSON values (read back from the parse cache): see validateObject. */
+  plainJson?: boolean;
 }
 
 interface Found {
@@ -160,6 +162,11 @@ function readKptfiles(files: PackageFile[], display: (rel: string) => string, is
     for (const err of parsed.errors) issues.push({ source: { file, line: err.line }, message: `invalid YAML: ${err.message}` });
     const doc = parsed.documents[0];
     if (!doc) continue;
+    // kpt refuses such a Kptfile (yaml.v3 cannot read a string into its KptFile struct); so does kpt-ts.
+    if (!isRecord(doc.value)) {
+      issues.push({ source: { file, line: doc.line }, object: "Kptfile", message: `a Kptfile must be a mapping (apiVersion: kpt.dev/v1, kind: Kptfile, metadata, ...), found ${typeName(doc.value)}` });
+      continue;
+    }
     const dir = posix.dirname(posix.normalize(f.path));
     out.push({ dir: dir === "." ? "" : dir, entry: { value: doc.value, file, line: doc.line, lineOf: doc.lineOf } });
   }
@@ -193,6 +200,7 @@ function expandLists(entry: Entry): Entry[] {
       line: entry.lineOf(["items", i]) ?? entry.line,
       lineOf: (path) => entry.lineOf(["items", i, ...path]),
       ...(entry.textLength !== undefined ? { textLength: entry.textLength } : {}),
+      ...(entry.plainJson ? { plainJson: true } : {}),
     }),
   );
 }
@@ -219,7 +227,7 @@ function classifyEntry(e: Entry, inRootPackage: boolean, fromStdin: boolean, fou
   if (localConfig !== undefined && localConfig !== "false") return;
   if (annotations[FUNCTION_ANNOTATION] !== undefined) return;
 
-  const { object, problems } = validateObject(v);
+  const { object, problems } = validateObject(v, e.plainJson ? { plainJson: true } : {});
   const name = describeObject(v);
   const located = problems.map((p) => ({ line: e.lineOf(p.path) ?? e.line, message: p.message }));
   // Top to bottom, as the user reads the file (the sort is stable for problems on one line).

@@ -9,7 +9,7 @@ import { decodeText } from "./file-text.js";
 import { compileKrmIgnore } from "./krmignore.js";
 import type { IgnoreMatcher } from "./krmignore.js";
 import { analyzePackage, contentsOf } from "./parse-package.js";
-import type { ParseCache } from "./parse-cache.js";
+import type { PackageParseCache, ParseCache } from "./parse-cache.js";
 import { parseYamlDocuments, restoreYamlDocuments } from "./yaml-documents.js";
 import type { PackageContents, PackageFile, PackageInput } from "./parse-package.js";
 import type { Package } from "../model/kube-object.js";
@@ -37,7 +37,7 @@ async function readPackageInput(path: string, opts: ReadPackageOptions, requireI
       ? { path, fromStdin: true, files: [stdinFile(opts.stdin)] }
       : { path, fromStdin: false, files: await collectPackageFiles(path, opts.onWarning) };
   if (opts.rgFile !== undefined && !(await isPackageFile(path, input.files, opts.rgFile))) input.inventoryFile = await readInventoryFile(opts.rgFile);
-  if (opts.parseCache) await parseWithCache(input.files, opts.parseCache);
+  if (opts.parseCache) await parseWithCache(input.files, opts.parseCache.open(path === "-" ? "-" : await realpath(path)));
   const analysis = analyzePackage(input, { requireInventory });
   for (const w of analysis.warnings) opts.onWarning?.(w);
   if (analysis.issues.length > 0) throw new PackageError(analysis.issues);
@@ -46,25 +46,28 @@ async function readPackageInput(path: string, opts: ReadPackageOptions, requireI
 
 /**
  * Each file's documents from the cache, or parsed now and then kept. One file at a time, with a
- * turn of the event loop after each, so requests already under way (the connection being
- * opened meanwhile) make progress. Files holding a Secret are never written to the cache.
+ * turn of the event loop every few milliseconds of parsing, so requests already under way (the
+ * connection being opened meanwhile) make progress. Files holding a Secret are never written to
+ * the cache.
  */
-async function parseWithCache(files: PackageFile[], cache: ParseCache): Promise<void> {
+async function parseWithCache(files: PackageFile[], cache: PackageParseCache): Promise<void> {
   const yamlFiles = files.filter((f) => !f.unreadable && posix.basename(f.path) !== "Kptfile");
-  const snapshots = await Promise.all(yamlFiles.map((f) => cache.read(f.content)));
-  const writes: Promise<void>[] = [];
-  for (const [i, f] of yamlFiles.entries()) {
-    const snap = snapshots[i];
+  let turn = performance.now();
+  for (const f of yamlFiles) {
+    const snap = cache.read(f.content);
     if (snap) {
       f.parsed = restoreYamlDocuments(f.content, snap);
       continue;
     }
     f.parsed = parseYamlDocuments(f.content);
     const fresh = f.parsed.snapshot?.();
-    if (fresh && !fresh.documents.some((d) => holdsSecret(d.value))) writes.push(cache.write(f.content, fresh));
-    await new Promise((resolve) => setImmediate(resolve));
+    if (fresh && !fresh.documents.some((d) => holdsSecret(d.value))) cache.write(f.content, fresh);
+    if (performance.now() - turn > 5) {
+      await new Promise((resolve) => setImmediate(resolve));
+      turn = performance.now();
+    }
   }
-  await Promise.all(writes);
+  await cache.save();
 }
 
 /** A Secret, or a List with one among its items. */

@@ -8,6 +8,7 @@ import * as z from "zod/mini";
 import { groupOf } from "../model/ref.js";
 import type { KubeObject } from "../model/kube-object.js";
 import type { FieldPath } from "./yaml-documents.js";
+import { isBase64, toJsonValues } from "./json-values.js";
 import { checkApiVersion, checkDnsLabel, checkLabelValue, checkObjectName, checkQualifiedName } from "./names.js";
 
 export interface FieldProblem {
@@ -39,15 +40,18 @@ const objectSchema = z.looseObject({
 /** The API server's limit on the total size of an object's annotations. */
 const MAX_ANNOTATIONS_BYTES = 256 * 1024;
 
-export function validateObject(value: unknown): ObjectValidation {
-  if (!isRecord(value)) {
-    return { problems: [{ path: [], message: `expected a Kubernetes object (a mapping with apiVersion, kind and metadata), found ${typeName(value)}` }] };
+export function validateObject(raw: unknown, opts: { plainJson?: boolean } = {}): ObjectValidation {
+  if (!isRecord(raw)) {
+    return { problems: [{ path: [], message: `expected a Kubernetes object (a mapping with apiVersion, kind and metadata), found ${typeName(raw)}` }] };
   }
-  const problems: FieldProblem[] = [];
+  // What JSON cannot carry is refused; !!binary where Kubernetes takes bytes becomes base64.
+  // `plainJson`: read back from JSON (the parse cache), so there is nothing to look for.
+  const { value, problems } = opts.plainJson ? { value: raw, problems: [] as FieldProblem[] } : toJsonValues(raw);
   const parsed = objectSchema.safeParse(value);
   if (!parsed.success) {
     for (const issue of parsed.error.issues) problems.push(describeShapeIssue(value, issue.path as (string | number)[]));
   }
+  problems.push(...checkBytes(value));
   for (const p of checkSyntax(value)) {
     // A missing or null name is reported by both passes; say it once.
     if (!problems.some((q) => q.message === p.message)) problems.push(p);
@@ -124,6 +128,25 @@ function checkSyntax(value: Record<string, unknown>): FieldProblem[] {
     }
     if (size > MAX_ANNOTATIONS_BYTES) {
       problems.push({ path: ["metadata", "annotations"], message: `metadata.annotations are too long: ${size} bytes, must have at most ${MAX_ANNOTATIONS_BYTES} bytes` });
+    }
+  }
+  return problems;
+}
+
+/**
+ * A Secret's data and a ConfigMap's binaryData are bytes, base64 in JSON: anything else is
+ * refused by the server ("illegal base64 data"). The value is never quoted: it may be a secret.
+ */
+function checkBytes(value: Record<string, unknown>): FieldProblem[] {
+  if (value.apiVersion !== "v1") return [];
+  const field = value.kind === "Secret" ? "data" : value.kind === "ConfigMap" ? "binaryData" : undefined;
+  const map = field ? value[field] : undefined;
+  if (!field || !isRecord(map)) return [];
+  const problems: FieldProblem[] = [];
+  for (const [k, v] of Object.entries(map)) {
+    if (typeof v === "string" && !isBase64(v)) {
+      const plain = value.kind === "Secret" ? "put plain text under stringData instead" : "put text under data instead";
+      problems.push({ path: [field, k], message: `${field} "${k}" is not base64: a ${value.kind}'s ${field} values are base64-encoded bytes (${plain}, or encode it with base64)` });
     }
   }
   return problems;

@@ -16,6 +16,8 @@ export interface YamlDocument {
   lineOf(path: FieldPath): number | undefined;
   /** Characters of YAML text the document spans (a cheap bound on its size). */
   textLength?: number;
+  /** The value holds only what JSON holds (it was read back from JSON): nothing to convert. */
+  plainJson?: boolean;
 }
 
 export interface YamlSyntaxError {
@@ -115,7 +117,7 @@ export function restoreYamlDocuments(content: string, snap: YamlSnapshot): Parse
   const text = content.charCodeAt(0) === 0xfeff ? content.slice(1) : content;
   let lines: string[] | undefined;
   const chunkText = (firstLine: number, lineCount: number) => (lines ??= text.split("\n")).slice(firstLine - 1, firstLine - 1 + lineCount).join("\n");
-  const documents = snap.documents.map((d) => fastDocument(d.value, d.line, () => chunkText(d.firstLine, d.lineCount), d.firstLine, d.textLength));
+  const documents = snap.documents.map((d) => ({ ...fastDocument(d.value, d.line, () => chunkText(d.firstLine, d.lineCount), d.firstLine, d.textLength), plainJson: true }));
   return { documents, errors: [], snapshot: () => snap };
 }
 

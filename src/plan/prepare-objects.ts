@@ -3,7 +3,8 @@
 // All problems are reported together, before anything is written.
 
 import type { Cluster, Scope } from "../cluster/types.js";
-import { PackageError } from "../model/errors.js";
+import { MAX_ANNOTATIONS_BYTES, storedAnnotationBytes } from "../apply/stored-annotations.js";
+import { PackageError, type PackageIssue } from "../model/errors.js";
 import { OWNING_INVENTORY_ANNOTATION } from "../model/inventory-keys.js";
 import { assignNamespaces } from "../object/namespaces.js";
 import { groupOf } from "../model/ref.js";
@@ -28,11 +29,27 @@ export async function prepareObjects(pkg: Package, cluster: Cluster, inventoryId
     enforcedNamespace: cluster.namespaceEnforced ? cluster.defaultNamespace : undefined,
   });
   if (issues.length) throw new PackageError(issues);
-  return [...objects, ...waiting].map((po) => ({
+  const prepared = [...objects, ...waiting].map((po) => ({
     ...po,
     object: {
       ...po.object,
       metadata: { ...po.object.metadata, annotations: { ...po.object.metadata.annotations, [OWNING_INVENTORY_ANNOTATION]: inventoryId } },
     },
   }));
+  const tooLarge = prepared.filter((po) => storedAnnotationBytes(po.object, "server-side") > MAX_ANNOTATIONS_BYTES);
+  if (tooLarge.length) throw new PackageError(tooLarge.map(annotationsTooLarge));
+  return prepared;
+}
+
+/**
+ * Annotations the server would refuse even with server-side apply, once kpt-ts adds its own
+ * (what client-side apply adds on top is its own matter: apply/stored-annotations.ts).
+ */
+function annotationsTooLarge(po: PackageObject): PackageIssue {
+  const bytes = storedAnnotationBytes(po.object, "server-side");
+  return {
+    source: { ...po.source, line: po.lineOf?.(["metadata", "annotations"]) ?? po.source.line },
+    object: `${po.object.kind}/${po.object.metadata.name ?? ""}`,
+    message: `metadata.annotations would be ${bytes} bytes with the ${OWNING_INVENTORY_ANNOTATION} annotation kpt-ts adds; the API server stores at most ${MAX_ANNOTATIONS_BYTES} bytes of annotations: make them smaller`,
+  };
 }

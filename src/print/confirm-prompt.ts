@@ -1,6 +1,7 @@
 // The question apply and destroy ask before deleting: what will be deleted (and what will be
 // kept, and why), then `Continue? [y/N]`. Written to the terminal, answered on it.
 
+import { escapeDeep } from "./terminal-text.js";
 import { createInterface } from "node:readline";
 import type { ChalkInstance } from "chalk";
 import type { Change, ChangeSet } from "../diff/change-set.js";
@@ -22,7 +23,8 @@ export interface ConfirmQuestion {
   applies: number;
 }
 
-export function formatConfirmQuestion(q: ConfirmQuestion, paint: ChalkInstance): string[] {
+export function formatConfirmQuestion(raw: ConfirmQuestion, paint: ChalkInstance): string[] {
+  const q = escapeDeep(raw);
   const inv = `${q.inventory.namespace}/${q.inventory.name}`;
   const n = (count: number, what: string) => `${count} ${what}${count === 1 ? "" : "s"}`;
   const head =

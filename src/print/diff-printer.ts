@@ -2,6 +2,7 @@
 // coloured unified diff per change. JSON: the same change set as one document, for CI.
 // Secret values are already masked in the change set; nothing here can reveal them.
 
+import { escapeDeep } from "./terminal-text.js";
 import type { ChalkInstance } from "chalk";
 import { summarizeChanges, type ChangeSet } from "../diff/change-set.js";
 import { formatChangeDiff } from "../diff/object-diff.js";
@@ -21,13 +22,16 @@ export interface DiffPrintOptions {
   title?: string;
 }
 
-export function printChangeSet(cs: ChangeSet, opts: DiffPrintOptions): void {
+export function printChangeSet(raw: ChangeSet, opts: DiffPrintOptions): void {
+  // Names, the server's messages and the objects' own text, escaped for the terminal once.
+  const cs = escapeDeep(raw);
   if (opts.output === "markdown") opts.stdout.write(formatChangeSetMarkdown(cs, opts.title));
   else opts.stdout.write(opts.output === "json" ? `${JSON.stringify(changeSetJson(cs), null, 2)}\n` : formatChangeSetText(cs, createPalette(opts.color)).map((l) => `${l}\n`).join(""));
 }
 
 /** Under GitHub Actions: an annotation for each object whose dry run failed, at its file and line. */
-export function printDiffAnnotations(cs: ChangeSet, stderr: NodeJS.WritableStream, cwd: string): void {
+export function printDiffAnnotations(raw: ChangeSet, stderr: NodeJS.WritableStream, cwd: string): void {
+  const cs = escapeDeep(raw);
   for (const c of cs.changes) if (c.error && c.source) stderr.write(`${githubAnnotation(c.source.file, c.source.line, `${formatRef(c.ref)}: ${c.error}`, cwd)}\n`);
 }
 

@@ -4,6 +4,7 @@
 import { ApiError, briefApiError, forbiddenAdvice, NotServedError } from "../cluster/api-error.js";
 import { relative, resolve, sep } from "node:path";
 import { EXIT, formatIssue, KptTsError, PackageError } from "../model/errors.js";
+import { escapeTerminal, escapeTerminalLines } from "./terminal-text.js";
 
 const WEBHOOK = /admission webhook "([^"]+)" denied the request/;
 
@@ -39,11 +40,19 @@ function causeOf(err: KptTsError): unknown {
   return (err as { cause?: unknown }).cause;
 }
 
+/**
+ * The lines that tell an error, escaped for the terminal (terminal-text.ts): a file name, an
+ * object name or the server's words never drive the terminal or the CI log.
+ */
 export function formatError(err: unknown, verbose: boolean): string[] {
+  return describeError(err, verbose).flatMap((l) => escapeTerminalLines(l).split("\n"));
+}
+
+function describeError(err: unknown, verbose: boolean): string[] {
   if (err instanceof KptTsError) {
     // A failed run's objects were already reported by the printer; nothing to add but the code.
     if (err.exitCode === EXIT.result) return [];
-    const lines = [`error: ${err.message}`];
+    const lines = [`error: ${err instanceof PackageError ? packageMessage(err) : err.message}`];
     const cause = causeOf(err);
     const detail = err.detail?.split("\n") ?? [];
     if (cause === undefined) {
@@ -70,6 +79,21 @@ export function formatError(err: unknown, verbose: boolean): string[] {
   return lines;
 }
 
+/**
+ * A package error's message with each file and object name on one line (a file named with a line
+ * break shows `\n`, and cannot start a line of its own); the rest as the message says it.
+ */
+function packageMessage(err: PackageError): string {
+  const plain = PackageError.render(err.issues);
+  const hint = err.message.startsWith(plain) ? err.message.slice(plain.length) : "";
+  const issues = err.issues.map((i) => ({
+    ...i,
+    ...(i.source ? { source: { ...i.source, file: escapeTerminal(i.source.file) } } : {}),
+    ...(i.object !== undefined ? { object: escapeTerminal(i.object) } : {}),
+  }));
+  return PackageError.render(issues) + hint;
+}
+
 function causeDetail(cause: unknown): string[] {
   if (cause instanceof ApiError) return [`caused by: HTTP ${cause.status} ${cause.reason}: ${cause.message}`];
   if (cause instanceof Error) return [`caused by: ${(cause as NodeJS.ErrnoException).code ?? cause.name}: ${cause.message}`];
@@ -87,7 +111,7 @@ function escapeProperty(s: string): string {
 /** `::error file=<path relative to cwd>,line=<n>::<message>`: shown by GitHub on the pull request's diff. */
 export function githubAnnotation(file: string, line: number, message: string, cwd: string): string {
   const rel = relative(cwd, resolve(cwd, file)).split(sep).join("/");
-  return `::error file=${escapeProperty(rel)},line=${line}::${escapeData(message)}`;
+  return `::error file=${escapeProperty(escapeTerminal(rel))},line=${line}::${escapeData(escapeTerminalLines(message))}`;
 }
 
 /**

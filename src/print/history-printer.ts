@@ -1,6 +1,7 @@
 // `live history` and `live list`: text tables in kapp's style, or one JSON document. Pure
 // formatting (records and rows in, lines out) plus the one function that writes them.
 
+import { escapeDeep } from "./terminal-text.js";
 import type { ChalkInstance } from "chalk";
 import { formatFailed, formatOp, shownResult, type ChangeRecord, type ShownResult } from "../history/change-record.js";
 import type { InventoryRow } from "../history/inventory-list.js";
@@ -43,7 +44,9 @@ function took(r: ChangeRecord): string {
   return ms < 1000 ? "<1s" : formatDuration(Math.round(ms / 1000) * 1000);
 }
 
-export function formatHistory(inventory: { name: string; namespace: string; id: string }, records: readonly ChangeRecord[], paint: ChalkInstance): string[] {
+export function formatHistory(inventory: { name: string; namespace: string; id: string }, stored: readonly ChangeRecord[], paint: ChalkInstance): string[] {
+  // What the cluster stores, anyone with write access to it may have written: escaped.
+  const records = escapeDeep(stored);
   const head = `Inventory: ResourceGroup ${inventory.namespace}/${inventory.name} (inventory id ${inventory.id})`;
   if (records.length === 0) return [head, "", "No changes recorded: kpt-ts records each live apply and live destroy (not dry runs) here."];
   const lines = [head, ""];
@@ -71,7 +74,8 @@ export function formatHistory(inventory: { name: string; namespace: string; id: 
   return lines;
 }
 
-export function historyJson(inventory: { name: string; namespace: string; id: string }, records: readonly ChangeRecord[]): unknown {
+export function historyJson(inventory: { name: string; namespace: string; id: string }, stored: readonly ChangeRecord[]): unknown {
+  const records = escapeDeep(stored);
   return {
     inventory,
     changes: records.map((r) => ({
@@ -91,7 +95,8 @@ export function historyJson(inventory: { name: string; namespace: string; id: st
   };
 }
 
-export function formatInventoryList(rows: readonly InventoryRow[], paint: ChalkInstance): string[] {
+export function formatInventoryList(stored: readonly InventoryRow[], paint: ChalkInstance): string[] {
+  const rows = escapeDeep(stored);
   if (rows.length === 0) return ["No inventories (ResourceGroups) found."];
   const spans = (r: InventoryRow) => [...r.namespaces, ...(r.clusterScoped ? ["(cluster)"] : [])].join(",") || "-";
   return [
@@ -113,7 +118,7 @@ export function formatInventoryList(rows: readonly InventoryRow[], paint: ChalkI
 }
 
 export function inventoryListJson(rows: readonly InventoryRow[]): unknown {
-  return { inventories: rows };
+  return { inventories: escapeDeep(rows) };
 }
 
 export function printDocument(lines: () => string[], json: () => unknown, opts: ListPrintOptions): void {

@@ -4,6 +4,7 @@
 // apply and prune waves. Secret values are already masked in the change set. Pure but for
 // appendStepSummary.
 
+import { escapeDeep } from "./terminal-text.js";
 import { appendFile } from "node:fs/promises";
 import { isEffective, summarizeChanges, type Change, type ChangeSet } from "../diff/change-set.js";
 import { diffPath, formatChangeDiff } from "../diff/object-diff.js";
@@ -30,7 +31,8 @@ export function markdownRows(cs: ChangeSet): Change[] {
   return cs.changes.filter((c) => c.operation !== "noop");
 }
 
-export function formatChangeSetMarkdown(cs: ChangeSet, title = "kpt-ts live diff"): string {
+export function formatChangeSetMarkdown(raw: ChangeSet, title = "kpt-ts live diff"): string {
+  const cs = escapeDeep(raw);
   const inv = `${cs.inventory.namespace}/${cs.inventory.name}`;
   const out = [`### ${title}: ResourceGroup ${inv}`, ""];
   const counts = formatChangeCounts(summarizeChanges(cs)).replace(/^Op: /, "");

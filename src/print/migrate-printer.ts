@@ -1,6 +1,8 @@
 // `live migrate`'s progress, in kpt's words and on stdout as kpt prints it: one line per step,
 // "...success" or "...failed" at its end, "inventory migration...success" last.
 
+import { escapeTerminal } from "./terminal-text.js";
+
 export interface MigrateSteps {
   /** Starts a step's line ("  retrieve the current ConfigMap inventory..."); kpt does not indent the template file's. */
   step(label: string, indent?: boolean): void;
@@ -15,11 +17,11 @@ export function createMigrateSteps(out: NodeJS.WritableStream): MigrateSteps {
   out.write("inventory migration...\n");
   return {
     step(label, indent = true) {
-      out.write(`${indent ? "  " : ""}${label}...`);
+      out.write(`${indent ? "  " : ""}${escapeTerminal(label)}...`);
       open = true;
     },
     done(outcome = "success") {
-      out.write(`${outcome}\n`);
+      out.write(`${escapeTerminal(outcome)}\n`);
       open = false;
     },
     finish(ok) {

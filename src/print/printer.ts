@@ -7,6 +7,7 @@ import { githubAnnotation } from "./error-report.js";
 import { printEvents } from "./events-printer.js";
 import { printJson } from "./json-printer.js";
 import { printTable } from "./table-printer.js";
+import { escapeDeep } from "./terminal-text.js";
 import type { PrintOptions } from "./print-options.js";
 
 export type { OutputFormat, PrintOptions } from "./print-options.js";
@@ -17,7 +18,7 @@ export type { OutputFormat, PrintOptions } from "./print-options.js";
  * (JSON: an `error` line; table: the final table) and the error propagates.
  */
 export function printRun(stream: AsyncIterable<EngineEvent>, opts: PrintOptions): Promise<RunStats> {
-  const events = withSideNotes(stream, opts);
+  const events = withSideNotes(escapeEvents(stream), opts);
   switch (opts.output) {
     case "json":
       return printJson(events, opts);
@@ -25,6 +26,20 @@ export function printRun(stream: AsyncIterable<EngineEvent>, opts: PrintOptions)
       return printTable(events, opts);
     case "events":
       return printEvents(events, opts);
+  }
+}
+
+/**
+ * Every event's text (names, the server's and controllers' messages) escaped for the terminal
+ * (terminal-text.ts), once, before any printer sees it. The init event's plan is data the
+ * printers read decisions from, never print: it is passed on as it is.
+ */
+async function* escapeEvents(events: AsyncIterable<EngineEvent>): AsyncIterable<EngineEvent> {
+  for await (const e of events) {
+    if (e.type === "init") {
+      const { plan, ...rest } = e;
+      yield { ...escapeDeep(rest), ...(plan ? { plan } : {}) };
+    } else yield escapeDeep(e);
   }
 }
 

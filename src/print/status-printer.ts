@@ -11,6 +11,7 @@ import { createPalette } from "./color.js";
 import { formatGoJsonLine, formatRfc3339 } from "./go-json.js";
 import { refContent } from "./json-printer.js";
 import { formatStatusLine, statusMessage } from "./legacy-lines.js";
+import { escapeDeep } from "./terminal-text.js";
 import { createLiveTable, type LiveTable } from "./live-table.js";
 import type { OutputFormat } from "./print-options.js";
 import {
@@ -51,7 +52,9 @@ export interface StatusPrintOptions {
   now?: () => Date;
 }
 
-export async function printLiveStatus(events: AsyncIterable<StatusEvent>, opts: StatusPrintOptions): Promise<void> {
+export async function printLiveStatus(raw: AsyncIterable<StatusEvent>, opts: StatusPrintOptions): Promise<void> {
+  const events = escapeStatusEvents(raw);
+  opts = { ...opts, objects: escapeDeep(opts.objects) };
   if (opts.output === "table") return printStatusTable(events, opts);
   const now = opts.now ?? (() => new Date());
   const inventoriesOf = inventoriesByRef(opts.objects);
@@ -98,6 +101,11 @@ function inventoriesByRef(objects: readonly StatusTarget[]): (ref: ObjRef) => re
     else byRef.set(refKey(o.ref), [o.inventoryName]);
   }
   return (ref) => byRef.get(refKey(ref)) ?? [""];
+}
+
+/** The events' text escaped for the terminal (terminal-text.ts), before anything prints it. */
+async function* escapeStatusEvents(events: AsyncIterable<StatusEvent>): AsyncIterable<StatusEvent> {
+  for await (const e of events) yield escapeDeep(e);
 }
 
 /** `{"group":"apps","inventory-name":"...","kind":"Deployment","message":...,"type":"status"}` */

@@ -1,6 +1,7 @@
 // `live status`: the status of every object the cluster inventory lists, as a stream of status
 // events: all of them once, then each change, until the poll-until condition holds.
 
+import { setLongTimeout, type LongTimer } from "../util/long-timer.js";
 import { EventChannel } from "../util/event-channel.js";
 import { statusOfLive } from "./compute-status.js";
 import type { Cluster } from "../cluster/types.js";
@@ -62,7 +63,7 @@ export function followStatus(cluster: Cluster, refs: ObjRef[], opts: FollowStatu
   };
 
   (async () => {
-    let timer: NodeJS.Timeout | undefined;
+    let timer: LongTimer | undefined;
     let ticker: NodeJS.Timeout | undefined;
     try {
       await cache.follow(refs);
@@ -86,7 +87,7 @@ export function followStatus(cluster: Cluster, refs: ObjRef[], opts: FollowStatu
             cache.refreshQuiet(refs.filter(stillAwaited)); // not only the watch (live-cache.ts)
             check();
           }, 1000);
-          if (opts.timeoutMs) timer = setTimeout(finish, opts.timeoutMs);
+          if (opts.timeoutMs) timer = setLongTimeout(finish, opts.timeoutMs);
           abort.signal.addEventListener("abort", finish, { once: true });
           check();
         });
@@ -95,7 +96,7 @@ export function followStatus(cluster: Cluster, refs: ObjRef[], opts: FollowStatu
     } catch (err) {
       channel.fail(err);
     } finally {
-      if (timer) clearTimeout(timer);
+      timer?.clear();
       if (ticker) clearInterval(ticker);
       cache.close();
     }

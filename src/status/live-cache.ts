@@ -7,6 +7,7 @@
 // seen change for `QUIET_REREAD_MS` is read again directly (refreshQuiet), and when such a read
 // finds a state the watch never delivered, that watch is replaced (listed and watched afresh).
 
+import { sleepLong } from "../util/long-timer.js";
 import { setMaxListeners } from "node:events";
 import { setTimeout as sleep } from "node:timers/promises";
 import { ApiError, NotServedError } from "../cluster/api-error.js";
@@ -255,7 +256,7 @@ export class LiveCache {
       }
       if (watchRefused) {
         this.stats.polls++;
-        await sleep(this.opts.pollPeriodMs ?? 2000, undefined, { signal }).catch(() => {});
+        await sleepLong(this.opts.pollPeriodMs ?? 2000, signal).catch(() => {});
         continue;
       }
       // Its own abort, so that a watch found to have missed a change can be replaced (replaceWatch).

@@ -2,6 +2,7 @@
 // driven by the live cache's watch events, not by polling. Emits kpt's wait events, status
 // events on every change, and `waiting` progress so a long wait is never silent.
 
+import { setLongTimeout } from "../util/long-timer.js";
 import type { EngineEvent, KStatus, WaitReason } from "../model/events.js";
 import { refKey, type ObjRef } from "../model/ref.js";
 import type { KubeObject } from "../model/kube-object.js";
@@ -125,7 +126,7 @@ export async function waitFor(cache: LiveCache, targets: WaitTarget[], opts: Wai
       finished = true;
       unsubscribe();
       clearInterval(ticker);
-      if (timer) clearTimeout(timer);
+      timer?.clear();
       opts.signal?.removeEventListener("abort", onAbort);
       if (rest) {
         for (const [key, p] of pending) {
@@ -171,7 +172,7 @@ export async function waitFor(cache: LiveCache, targets: WaitTarget[], opts: Wai
       explain();
       if (!finished && ++ticks % 2 === 0) progress();
     }, tickMs);
-    const timer = opts.timeoutMs ? setTimeout(() => finish("Timeout"), opts.timeoutMs) : undefined;
+    const timer = opts.timeoutMs ? setLongTimeout(() => finish("Timeout"), opts.timeoutMs) : undefined;
     const onAbort = () => finish("Skipped");
     opts.signal?.addEventListener("abort", onAbort, { once: true });
     if (opts.signal?.aborted) onAbort();

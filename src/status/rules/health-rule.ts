@@ -53,6 +53,8 @@ function test(obj: KubeObject, rule: HealthRule, which: string, e: HealthExpress
     value = e.evaluate(obj);
   } catch (err) {
     const why = (err instanceof Error ? err.message : String(err)).split("\n")[0]!.trim();
+    // Over its cost budget (src/health/cel-cost.ts): a failed evaluation, said as such.
+    if (err instanceof Error && err.name === "CelCostError") return { ok: false, result: inProgress("HealthRuleCost", `${describe(rule, which, e)}: ${why}`) };
     return { ok: false, result: inProgress("HealthRuleError", `${describe(rule, which, e)} cannot be evaluated yet: ${why}`) };
   }
   // The compiler refuses expressions known not to be boolean; a `dyn` one (`status.ready`) is checked here.
