@@ -104,8 +104,9 @@ if (!skip.has("parse")) {
   for (let i = 0; i < n; i++) files[`cm-${i}.yaml`] = `apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: cm-${i}\n  namespace: default\ndata:\n  key: value-${i}\n`;
   const dir = await pkgWithInventory(files);
   const cache = await mkdtemp(join(tmpdir(), "kpt-ts-bench-hostile-cache-"));
-  // Reads the package as `live apply` does (readCommandPackage), in a process of its own.
-  const script = `const { readCommandPackage } = await import(${JSON.stringify(join(dist, "commands", "io.js"))});
+  // Reads the package as `live apply` does (readCommandPackage), in a process of its own, from
+  // tsc's output (.build/), as dist/ holds only the bundle.
+  const script = `const { readCommandPackage } = await import(${JSON.stringify(join(dist, "..", ".build", "commands", "io.js"))});
 const t = process.hrtime.bigint();
 const cpu = process.cpuUsage();
 const pkg = await readCommandPackage(${JSON.stringify(dir)}, { env: process.env, stderr: process.stderr, stdout: process.stdout, stdin: process.stdin, signal: new AbortController().signal });

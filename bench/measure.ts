@@ -94,6 +94,24 @@ export async function runWithPeakMemory(cmd: Command, opts: RunOptions): Promise
   return { ...r, rssMb: hwmKb / 1024, method: "VmHWM sampled every 20 ms" };
 }
 
+export interface CpuResult extends RunResult {
+  /** User plus system CPU seconds of the command and its children (GNU time's %U + %S). */
+  cpuSeconds: number;
+}
+
+/**
+ * Wall and CPU time of one command. CPU time moves far less than wall time when other work shares
+ * the machine, so it is the figure to compare start-up paths by on a busy machine.
+ */
+export async function runTimedCpu(cmd: Command, opts: RunOptions): Promise<CpuResult> {
+  if (!existsSync("/usr/bin/time")) throw new Error("CPU time needs GNU time (/usr/bin/time; Debian package `time`)");
+  const out = join(tmpdir(), `kpt-ts-bench-cpu-${process.pid}.txt`);
+  const r = await runTimed({ ...cmd, argv: ["/usr/bin/time", "-f", "%U %S", "-o", out, ...cmd.argv] }, opts);
+  const [user, sys] = (await readFile(out, "utf8").catch(() => "")).trim().split("\n").pop()!.split(" ").map(Number);
+  await rm(out, { force: true });
+  return { ...r, cpuSeconds: (user ?? NaN) + (sys ?? NaN) };
+}
+
 export interface Stats {
   median: number;
   min: number;

@@ -6,7 +6,8 @@
 //   no cache       node dist/cli-program.cjs: the bundle compiled afresh each run
 //   compile cache  NODE_COMPILE_CACHE=DIR node dist/cli-program.cjs: Node's own cache (22.1 and later; warm)
 // Runs alternate between lines and ways, so whatever else loads the machine loads all alike.
-// Prints a Markdown table of medians (and min-max) for docs/benchmark.md.
+// Prints a Markdown table of medians (and min-max) of wall time, and medians of CPU time (user +
+// system, which a busy machine disturbs far less), for docs/benchmark.md.
 
 import { execFileSync } from "node:child_process";
 import { mkdtempSync } from "node:fs";
@@ -14,7 +15,7 @@ import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { parseArgs } from "node:util";
 import { createNamespace, deleteNamespace, startCluster } from "./cluster.js";
-import { runTimed, summarize, type Stats } from "./measure.js";
+import { runTimed, runTimedCpu, summarize, type Stats } from "./measure.js";
 import { generatePackage, writePackage } from "./package.js";
 
 const repo = resolve(import.meta.dirname, "..");
@@ -62,15 +63,20 @@ async function main(): Promise<void> {
     ),
   ]);
   const time = async (r: Run) => {
-    const t = await runTimed({ argv: r.argv, ...(r.env ? { env: r.env } : {}) }, { env, timeoutMs: 600_000 });
+    const t = await runTimedCpu({ argv: r.argv, ...(r.env ? { env: r.env } : {}) }, { env, timeoutMs: 600_000 });
     if (!t.ok) throw new Error(`${r.argv.join(" ")} failed:\n${t.tail}`);
-    return t.seconds;
+    return t;
   };
   const samples = new Map<string, number[]>();
+  const cpu = new Map<string, number[]>();
   // One warm-up of each (fills the code caches and the parse and HTTP caches of this Node).
   for (const r of runs) await time(r);
   for (let i = 0; i < reps; i++) {
-    for (const r of runs) samples.set(r.key, [...(samples.get(r.key) ?? []), await time(r)]);
+    for (const r of runs) {
+      const t = await time(r);
+      samples.set(r.key, [...(samples.get(r.key) ?? []), t.seconds]);
+      cpu.set(r.key, [...(cpu.get(r.key) ?? []), t.cpuSeconds]);
+    }
     log(`round ${i + 1}/${reps}`);
   }
   await must([process.execPath, cli, "live", "destroy", dir]);
@@ -78,13 +84,17 @@ async function main(): Promise<void> {
 
   const cell = (s: Stats | undefined) => (s ? `${Math.round(s.median * 1000)} ms (${Math.round(s.min * 1000)}-${Math.round(s.max * 1000)})` : "-");
   const stat = (key: string) => summarize(samples.get(key) ?? []);
+  const cpuCell = (key: string) => {
+    const s = summarize(cpu.get(key) ?? []);
+    return s ? `${Math.round(s.median * 1000)} ms` : "-";
+  };
   const out = [
-    `| Node | node -e 0 | started as | --help | ${size}-object no-op apply |`,
-    "|---|--:|---|--:|--:|",
+    `| Node | node -e 0 | started as | --help | ${size}-object no-op apply | --help CPU | no-op CPU |`,
+    "|---|--:|---|--:|--:|--:|--:|",
     ...lines.flatMap((l) =>
       Object.keys(ways)
         .filter((way) => samples.has(`${l.version} ${way} help`))
-        .map((way, i) => `| ${i ? "" : l.version} | ${i ? "" : cell(stat(`${l.version} floor`))} | ${way} | ${cell(stat(`${l.version} ${way} help`))} | ${cell(stat(`${l.version} ${way} noop`))} |`),
+        .map((way, i) => `| ${i ? "" : l.version} | ${i ? "" : cell(stat(`${l.version} floor`))} | ${way} | ${cell(stat(`${l.version} ${way} help`))} | ${cell(stat(`${l.version} ${way} noop`))} | ${cpuCell(`${l.version} ${way} help`)} | ${cpuCell(`${l.version} ${way} noop`)} |`),
     ),
   ];
   process.stdout.write(`${out.join("\n")}\n\n${reps} runs each, medians (min-max), ${new Date().toISOString()}\n`);

@@ -1,24 +1,27 @@
 #!/usr/bin/env node
 // The `kpt-ts` executable. It runs the command line (cli.ts, bundled by tools/bundle-cli.mjs into
-// one CommonJS script) with V8's code cache: the bytecode of every function the last run of the
-// same command compiled is kept on disk, so a run skips compiling them again (about 50 ms of a
-// 300 ms no-op apply). Node 20 has no compile cache of its own (module.enableCompileCache is
-// Node 22), and ES modules cannot take cached data, hence the one CommonJS script.
+// one CommonJS script) with its compiled code kept between runs, so a run skips compiling the
+// functions the last one did. Node 22.1 and later keep it themselves (module.enableCompileCache),
+// measured at least as fast as the launcher's own cache on both lines (docs/benchmark.md, "Node 20,
+// 22 and 24"), so there Node's cache is used. Node 20 has none: there the script goes through
+// vm.Script with V8's code cache, per command (the bytecode of every function the last run of the
+// same command compiled); ES modules cannot take cached data, hence the one CommonJS script.
 //
 // Cached code runs as the user, and V8 checks cached data against the source's length only, so
-// the cache is keyed by a hash of the script's content (not its size or time) and used only from
-// a directory nobody else can write (util/user-cache.ts); anywhere else the script is compiled as
+// the launcher's cache is keyed by a hash of the script's content (not its size or time); either
+// cache is used only from a directory nobody else can write (util/user-cache.ts; for Node's, every
+// entry in it is checked too, as Node reads them itself); anywhere else the script is compiled as
 // usual and `-v` says why once. A missing, stale or unreadable cache just means the script is
-// compiled as usual (V8 itself refuses data from another build, Node or flag set).
+// compiled as usual (V8 and Node refuse data from another build, Node or flag set).
 // KPT_TS_CODE_CACHE=off turns it off, or names the directory to keep it in.
 
 import { createHash } from "node:crypto";
 import { readdirSync, readFileSync, rmSync } from "node:fs";
-import { createRequire } from "node:module";
+import Module, { createRequire } from "node:module";
 import { basename, dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { constants as vmConstants, Script } from "node:vm";
-import { privateDirProblem, readEntrySync, userCacheDir, writeEntrySync } from "./util/user-cache.js";
+import { privateDirProblem, privateTreeProblem, readEntrySync, userCacheDir, writeEntrySync } from "./util/user-cache.js";
 
 const program = fileURLToPath(new URL("./cli-program.cjs", import.meta.url));
 const require = createRequire(program);
@@ -27,17 +30,23 @@ const dynamicImport = (vmConstants as unknown as { USE_MAIN_CONTEXT_DEFAULT_LOAD
 const args = process.argv.slice(2);
 const setting = process.env.KPT_TS_CODE_CACHE;
 
+// Node 22.1 and later.
+const enableCompileCache = (Module as unknown as { enableCompileCache?: (dir: string) => unknown }).enableCompileCache;
+
 let dir: string | undefined;
 try {
-  dir = dynamicImport && setting !== "off" ? setting || userCacheDir(process.env, "code") : undefined;
+  dir = (enableCompileCache || dynamicImport) && setting !== "off" ? setting || userCacheDir(process.env, "code") : undefined;
 } catch {
   /* no home directory to keep it in: run without */
 }
-const problem = dir ? privateDirProblem(dir) : undefined;
+const problem = dir ? (privateDirProblem(dir) ?? (enableCompileCache ? privateTreeProblem(dir) : undefined)) : undefined;
 if (problem && verbose(args)) process.stderr.write(`kpt-ts: not using the code cache in ${dir}: ${problem}\n`);
 
 if (!dir || problem) require(program);
-else runCached(dir, dynamicImport!);
+else if (enableCompileCache) {
+  enableCompileCache(dir);
+  require(program);
+} else runCached(dir, dynamicImport!);
 
 function runCached(cacheDir: string, importModuleDynamically: symbol): void {
   const bytes = readFileSync(program);

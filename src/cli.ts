@@ -7,8 +7,8 @@ import { Argument, Command, CommanderError, Help, Option } from "commander";
 import { CancelledError, EXIT, exitCodeFor, UsageError, type ExitCode } from "./model/errors.js";
 import { formatError, githubAnnotations } from "./print/error-report.js";
 import { flushOutput } from "./print/flush-output.js";
-import { applyFlags, destroyFlags, diffFlags, globalFlags, historyFlags, initFlags, listFlags, migrateFlags, noFlags, statusFlags, commandExamples, type GlobalFlags } from "./commands/command-specs.js";
-import { attributeOf, longName, parseFlags, type FlagsSpec, type FlagValues } from "./commands/flag-spec.js";
+import { applyFlags, destroyFlags, diffFlags, globalFlags, historyFlags, initFlags, listFlags, migrateFlags, noFlags, rootFlags, statusFlags, commandExamples, type GlobalFlags } from "./commands/command-specs.js";
+import { attributeOf, longName, parseFlags, type FlagSpec, type FlagsSpec, type FlagValues } from "./commands/flag-spec.js";
 import type { CommandIO } from "./commands/io.js";
 
 const VERSION = (JSON.parse(readFileSync(new URL("../package.json", import.meta.url), "utf8")) as { version: string }).version;
@@ -55,10 +55,14 @@ function normalizeVerbosity(argv: string[]): string[] {
   return out;
 }
 
+/** Each registered option's flag spec: shell completion offers the values the spec accepts. */
+const specOf = new WeakMap<object, FlagSpec<unknown>>();
+
 /** Registers each flag of a spec with commander (and, for booleans, the hidden `--no-` form). */
 function addFlags(cmd: Command, spec: FlagsSpec): Command {
   for (const [key, f] of Object.entries(spec)) {
     const opt = new Option(f.flags, f.description);
+    specOf.set(opt, f);
     if (f.default !== undefined) opt.default(f.default);
     if (f.hidden) opt.hideHelp();
     if (f.repeatable) opt.argParser((value: string, previous: string[] | undefined) => [...(previous ?? []), value]);
@@ -125,20 +129,27 @@ async function finish(code: ExitCode): Promise<never> {
   process.exit(code);
 }
 
-const program = new Command("kpt-ts")
-  .description("Deploy Kubernetes packages: apply, prune, wait, status and destroy, compatible with `kpt live`.")
-  .version(VERSION, "--version", "print the version")
-  .showHelpAfterError("(run with --help for usage)")
-  .exitOverride();
-
-const live = addFlags(program.command("live").description("Deploy local packages to a cluster").exitOverride(), globalFlags);
-// Each subcommand's --help shows the flags it inherits from `live` under kpt's heading.
-live.configureHelp({
+const program = addFlags(
+  new Command("kpt-ts")
+    .description("Deploy Kubernetes packages: apply, prune, wait, status and destroy, compatible with `kpt live`.")
+    .version(VERSION, "--version", "print the version")
+    .showHelpAfterError("(run with --help for usage)")
+    .helpCommand(false) // `help` below takes a whole command path
+    .exitOverride(),
+  rootFlags,
+);
+// Each command's --help shows the flags it inherits (kpt's root flags; `live`'s) under kpt's heading.
+// Set before any subcommand exists: each one copies it.
+program.configureHelp({
   showGlobalOptions: true,
   formatItemList(heading: string, items: string[], helper: Help) {
     return Help.prototype.formatItemList.call(this, heading === "Global Options:" ? "Global Flags:" : heading, items, helper);
   },
 });
+// kpt's root flags are checked before any command runs (they change nothing kpt-ts prints).
+program.hook("preAction", (_program, command) => void parseFlags(rootFlags, command.optsWithGlobals()));
+
+const live = addFlags(program.command("live").description("Deploy local packages to a cluster").exitOverride(), globalFlags);
 
 const PKG = "the package directory, or - to read it from standard input";
 
@@ -207,7 +218,7 @@ liveCommand("diff", {
 });
 
 liveCommand("status", {
-  description: "Show the reconcile status of the objects in the package's inventory",
+  description: "Show the reconcile status of the objects in the package's inventory, or (--inv-type remote) in every inventory in the cluster",
   flags: statusFlags,
   pkg: { description: PKG },
   body: async ({ pkgPath, flags, globals }) => (await import("./commands/live-status.js")).liveStatus(pkgPath, flags, globals, io),
@@ -246,7 +257,7 @@ withExamples(program.command("completion"), "completion")
   .action((shell: string) =>
     run(async () => {
       const { printCompletion } = await import("./commands/completion.js");
-      printCompletion(shell, program, io);
+      printCompletion(shell, program, (option) => specOf.get(option)?.completion, io);
     }),
   );
 
@@ -254,6 +265,29 @@ withExamples(program.command("version"), "version")
   .description("Print the version of kpt-ts")
   .exitOverride()
   .action(() => run(async () => void io.stdout.write(`${VERSION}\n`)));
+
+// `kpt-ts help live apply`: that command's --help (commander's own help command takes one word).
+// An unknown word is reported with the help of the command it was looked for in, on stderr, and
+// exits 0, as `kpt help nope` does (cobra's help command never fails).
+withExamples(program.command("help"), "help")
+  .description("Show a command's help: kpt-ts help live apply")
+  .argument("[command...]", "the command's path, e.g. live apply")
+  .exitOverride()
+  .action(async (words: string[]) => {
+    let cmd = program;
+    for (const [i, word] of words.entries()) {
+      const next = cmd.commands.find((c) => c.name() === word);
+      if (!next) {
+        const where = ["kpt-ts", ...words.slice(0, i)].join(" ");
+        report(new UsageError(`unknown help topic ${JSON.stringify(word)}: "${where}" has ${cmd.commands.map((c) => c.name()).join(", ")}`));
+        process.stderr.write("\n");
+        cmd.outputHelp({ error: true });
+        return finish(EXIT.ok);
+      }
+      cmd = next;
+    }
+    cmd.help(); // prints it and ends through exitOverride (exit 0)
+  });
 
 // A closed pipe (`kpt-ts ... | head`) means nobody reads any more: the run goes on (stopping an
 // apply half way is worse), its output is dropped.

@@ -5,7 +5,9 @@
 
 import { ENGINE_DEFAULTS, type EngineOptions } from "../engine/options.js";
 import type { FollowStatusOptions } from "../status/follow-status.js";
-import { bool, duration, list, oneOf, optionalText, repeated, text, verbosity, wholeNumber, type FlagSpec, type FlagValues } from "./flag-spec.js";
+import { UsageError } from "../model/errors.js";
+import { KSTATUS_VALUES } from "../model/events.js";
+import { bool, completing, duration, list, oneOf, optionalText, repeated, text, verbosity, wholeNumber, type FlagSpec, type FlagValues } from "./flag-spec.js";
 
 /** Flags keyed by the engine option they set, each parsed into that option's type. */
 type EngineFlags = { [K in keyof EngineOptions]?: FlagSpec<EngineOptions[K]> };
@@ -16,17 +18,17 @@ type EngineFlags = { [K in keyof EngineOptions]?: FlagSpec<EngineOptions[K]> };
  * kpt's live commands accept every one of them.
  */
 export const connectionFlags = {
-  kubeconfig: optionalText("--kubeconfig <path>", "path to the kubeconfig file (default: $KUBECONFIG, else ~/.kube/config)"),
-  context: optionalText("--context <name>", "the kubeconfig context to use"),
+  kubeconfig: completing("file", optionalText("--kubeconfig <path>", "path to the kubeconfig file (default: $KUBECONFIG, else ~/.kube/config)")),
+  context: completing("context", optionalText("--context <name>", "the kubeconfig context to use")),
   cluster: optionalText("--cluster <name>", "the kubeconfig cluster to use (instead of the context's)"),
   user: optionalText("--user <name>", "the kubeconfig user to use (instead of the context's)"),
   server: optionalText("-s, --server <address>", "the address and port of the Kubernetes API server"),
   token: optionalText("--token <token>", "bearer token for authentication to the API server"),
   username: optionalText("--username <name>", "username for basic authentication to the API server"),
   password: optionalText("--password <password>", "password for basic authentication to the API server"),
-  certificateAuthority: optionalText("--certificate-authority <path>", "path to a cert file for the certificate authority"),
-  clientCertificate: optionalText("--client-certificate <path>", "path to a client certificate file for TLS"),
-  clientKey: optionalText("--client-key <path>", "path to a client key file for TLS"),
+  certificateAuthority: completing("file", optionalText("--certificate-authority <path>", "path to a cert file for the certificate authority")),
+  clientCertificate: completing("file", optionalText("--client-certificate <path>", "path to a client certificate file for TLS")),
+  clientKey: completing("file", optionalText("--client-key <path>", "path to a client key file for TLS")),
   insecureSkipTlsVerify: bool("insecure-skip-tls-verify", "do not check the server's certificate (insecure)"),
   tlsServerName: optionalText("--tls-server-name <name>", "server name for certificate validation (default: the server's host name)"),
   as: optionalText("--as <user>", "username to impersonate for the operation (a user or a service account)"),
@@ -34,17 +36,39 @@ export const connectionFlags = {
   asUid: optionalText("--as-uid <uid>", "UID to impersonate for the operation"),
   requestTimeout: duration("--request-timeout <duration>", "how long to wait for a single server request (e.g. 1s, 2m); 0 waits as long as it takes", "0"),
   disableCompression: bool("disable-compression", "do not ask the server to compress its responses"),
-  cacheDir: optionalText("--cache-dir <path>", "directory of the discovery and OpenAPI cache (default: ~/.cache/kpt-ts/http; \"off\" disables it)"),
+  cacheDir: completing("directory", optionalText("--cache-dir <path>", "directory of the discovery and OpenAPI cache (default: ~/.cache/kpt-ts/http; \"off\" disables it)")),
 };
 
 /** Flags of `live` that every subcommand inherits (shown under "Global Flags" in each command's help). */
 export const globalFlags = {
   ...connectionFlags,
-  namespace: optionalText("-n, --namespace <namespace>", "namespace for objects without one; objects in other namespaces are refused, as in kpt"),
+  namespace: completing("namespace", optionalText("-n, --namespace <namespace>", "namespace for objects without one; objects in other namespaces are refused, as in kpt")),
   v: verbosity("-v, --v [level]", "verbose errors: show each error's detail and cause"),
   color: { flags: "--no-color", description: "never colour the output (also: NO_COLOR=1)", parse: (v: unknown) => v !== false } satisfies FlagSpec<boolean>,
 };
 export type GlobalFlags = FlagValues<typeof globalFlags>;
+
+/**
+ * kpt's own global flags, on every command (`kpt-ts --truncate-output=false live apply` and
+ * `kpt-ts live apply --truncate-output=false` alike): accepted and checked as kpt checks them, so
+ * kpt's scripts run; neither changes anything kpt-ts prints (see each description).
+ */
+export const rootFlags = {
+  truncateOutput: bool("truncate-output", "kpt's flag, accepted: kpt truncates only its functions' output with it (kpt fn), which kpt-ts does not run", true),
+  logFlushFrequencyMs: positive(duration("--log-flush-frequency <duration>", "kpt's flag, accepted: the longest time between flushes of kpt's log; kpt-ts writes each line at once", "5s")),
+};
+
+/** A duration that must be more than 0 (kpt stops with a panic on 0 or less). */
+function positive(spec: FlagSpec<number | undefined>): FlagSpec<number> {
+  return {
+    ...spec,
+    parse: (v, flag) => {
+      const ms = spec.parse(v, flag);
+      if (ms === undefined || ms <= 0) throw new UsageError(`--${flag} must be more than 0 (got ${JSON.stringify(String(v))})`);
+      return ms;
+    },
+  };
+}
 
 function output<T extends string>(values: readonly T[], defaultValue: T): FlagSpec<T> {
   const words = values.join(", ").replace(/, (\w+)$/, " or $1");
@@ -61,8 +85,8 @@ const historyLimit = () => wholeNumber("--history-limit <n>", `change records ke
 const concurrency = (what: string) => wholeNumber("--concurrency <n>", `${what} (default ${D.concurrency})`, 1);
 const pollPeriod = () => duration("--poll-period <duration>", "poll period where the cluster refuses watches", `${D.pollPeriodMs / 1000}s`);
 const yes = (): FlagSpec<boolean> => ({ ...bool("yes", "do not ask before pruning or deleting (the question comes only in a terminal)"), flags: "-y, --yes" });
-const healthRules = () => repeated("--health-rules <file>", "health rules for custom kinds (a HealthRules YAML file, see docs/health-rules.md); may be repeated; they win over the package's");
-const rgFile = () => optionalText("--rg-file <file>", "the file holding the ResourceGroup, when the package or stream has none (kpt#4580): kustomize build | kpt-ts live apply - --rg-file inventory.yaml");
+const healthRules = () => completing("file", repeated("--health-rules <file>", "health rules for custom kinds (a HealthRules YAML file, see docs/health-rules.md); may be repeated; they win over the package's"));
+const rgFile = () => completing("file", optionalText("--rg-file <file>", "the file holding the ResourceGroup, when the package or stream has none (kpt#4580): kustomize build | kpt-ts live apply - --rg-file inventory.yaml"));
 const local = () => bool("local", "preview without the server's dry runs: computed locally, as a read-only identity's preview is (no webhooks, no defaulting)");
 const fieldManager = () => text("--field-manager <name>", "field manager for server-side apply", D.fieldManager);
 
@@ -71,7 +95,7 @@ export const initFlags = {
   inventoryId: optionalText("--inventory-id <id>", "inventory id (default: generated from namespace, name and time)"),
   force: bool("force", "overwrite existing inventory information"),
   quiet: bool("quiet", "print nothing on success"),
-  rgFile: text("--rg-file <file>", "file name of the ResourceGroup", "resourcegroup.yaml"),
+  rgFile: completing("file", text("--rg-file <file>", "file name of the ResourceGroup", "resourcegroup.yaml")),
 };
 
 /** Flags keyed by the engine option they set (checked against EngineOptions), and the command's own, named. */
@@ -134,16 +158,24 @@ export const statusFlags = {
   pollUntil: oneOf("--poll-until <when>", "known, current, deleted or forever", ["known", "current", "deleted", "forever"] as const, "known", "pollUntil must be one of known,current,deleted,forever"),
   timeoutMs: duration("--timeout <duration>", "stop after this long (exit 0)"),
   output: runOutput(),
-  statuses: list("--statuses <list>", "only show objects with these statuses (comma-separated)"),
-  namespaces: list("--namespaces <list>", "only show objects in these namespaces (comma-separated)"),
+  invType: oneOf(
+    "--inv-type <type>",
+    "local: the package's inventory; remote: every inventory in the cluster, no package needed (as kpt)",
+    ["local", "remote"] as const,
+    "local",
+    "inv-type flag should be either local or remote",
+  ),
+  invNames: completing("inventory", list("--inv-names <list>", "with --inv-type remote: only these inventories (comma-separated names)")),
+  statuses: list("--statuses <list>", "only show objects with these statuses (comma-separated, any case)", KSTATUS_VALUES),
+  namespaces: completing("namespace", list("--namespaces <list>", "only show objects in these namespaces (comma-separated; an empty name, as in \",app\", selects cluster-scoped objects)")),
   healthRules: healthRules(),
-} satisfies { [K in keyof FollowStatusOptions]?: FlagSpec<FollowStatusOptions[K]> } & Record<"rgFile" | "output" | "statuses" | "namespaces" | "healthRules", FlagSpec<unknown>>;
+} satisfies { [K in keyof FollowStatusOptions]?: FlagSpec<FollowStatusOptions[K]> } & Record<"rgFile" | "output" | "invType" | "invNames" | "statuses" | "namespaces" | "healthRules", FlagSpec<unknown>>;
 
 export const migrateFlags = {
   dryRun: bool("dry-run", "do not actually migrate, but show steps"),
   force: bool("force", "overwrite an existing ResourceGroup file (ConfigMap inventories)"),
   name: optionalText("--name <name>", "ResourceGroup name for a ConfigMap inventory (default: the ConfigMap's; a Kptfile inventory keeps its name)"),
-  rgFile: text("--rg-file <file>", "file name of the ResourceGroup", "resourcegroup.yaml"),
+  rgFile: completing("file", text("--rg-file <file>", "file name of the ResourceGroup", "resourcegroup.yaml")),
 };
 
 export const historyFlags = { output: output(["table", "json"] as const, "table") };
@@ -160,7 +192,12 @@ export const commandExamples: Record<string, [string, string][]> = {
     ["apply a rendered stream, the inventory kept in a file", "kustomize build overlays/prod | kpt-ts live apply - --rg-file inventory.yaml"],
   ],
   "live destroy": [["delete everything the package's inventory lists", "kpt-ts live destroy my-dir"], ["the same for a stream", "kustomize build . | kpt-ts live destroy - --rg-file inventory.yaml"]],
-  "live status": [["each object's status, once", "kpt-ts live status my-dir"], ["watch until everything is Current, at most 5 minutes", "kpt-ts live status --poll-until=current --timeout=5m my-dir"]],
+  "live status": [
+    ["each object's status, once", "kpt-ts live status my-dir"],
+    ["watch until everything is Current, at most 5 minutes", "kpt-ts live status --poll-until=current --timeout=5m my-dir"],
+    ["every package's objects in the cluster, grouped by inventory (no package directory)", "kpt-ts live status --inv-type remote"],
+    ["two inventories' objects in two namespaces, only those not yet Current", "kpt-ts live status --inv-type remote --inv-names inv1,inv2 --namespaces ns1,ns2 --statuses InProgress,Failed"],
+  ],
   "live diff": [["what the next apply would change", "kpt-ts live diff my-dir"], ["as JSON, for a pipeline gate", "kpt-ts live diff --output json my-dir"]],
   "live history": [["the package's changes, newest first", "kpt-ts live history my-dir"]],
   "live list": [["every inventory in the cluster", "kpt-ts live list"], ["those in one namespace, as JSON", "kpt-ts live list -n app --output json"]],
@@ -168,4 +205,5 @@ export const commandExamples: Record<string, [string, string][]> = {
   "live install-resource-group": [["install the ResourceGroup CRD (needs cluster-admin)", "kpt-ts live install-resource-group"]],
   completion: [["bash, for this shell", "source <(kpt-ts completion bash)"], ["fish, for every session", "kpt-ts completion fish > ~/.config/fish/completions/kpt-ts.fish"]],
   version: [["print kpt-ts' version", "kpt-ts version"]],
+  help: [["apply's flags and examples (the same as kpt-ts live apply --help)", "kpt-ts help live apply"]],
 };

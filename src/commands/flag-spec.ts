@@ -4,6 +4,7 @@
 // sets (`reconcileTimeoutMs` for `--reconcile-timeout`), so the values go to the engine as they
 // are. No zod here: this file is on the start-up path of `--help`.
 
+import type { ValueCompletion } from "../completion/command-spec.js";
 import { UsageError } from "../model/errors.js";
 import { parseDuration } from "./duration.js";
 
@@ -18,8 +19,15 @@ export interface FlagSpec<T> {
   hidden?: boolean;
   /** May be given more than once: commander collects the values into a list. */
   repeatable?: boolean;
+  /** What shell completion offers for the value: the very words `parse` accepts (oneOf), or what kind of thing it names. */
+  completion?: ValueCompletion;
   /** Turns commander's raw value into the command's value; throws UsageError on a bad one. */
   parse(raw: unknown, flag: string): T;
+}
+
+/** The same flag, its value completed as files, directories, contexts, namespaces or inventories. */
+export function completing<T>(kind: Extract<ValueCompletion, { kind: string }>["kind"], spec: FlagSpec<T>): FlagSpec<T> {
+  return { ...spec, completion: { kind } };
 }
 
 export type FlagsSpec = Record<string, FlagSpec<unknown>>;
@@ -64,6 +72,7 @@ export function oneOf<T extends string>(flags: string, description: string, valu
     flags,
     description,
     default: defaultValue,
+    completion: { values },
     parse: (v, flag) => {
       const s = String(v ?? defaultValue);
       if (!(values as readonly string[]).includes(s)) throw new UsageError(`${message} (got --${flag}=${JSON.stringify(s)})`);
@@ -104,9 +113,18 @@ export function wholeNumber(flags: string, description: string, min: 0 | 1): Fla
   };
 }
 
-/** A comma-separated list; undefined when absent. */
-export function list(flags: string, description: string): FlagSpec<string[] | undefined> {
-  return { flags, description, parse: (v) => (v === undefined ? undefined : String(v).split(",").map((s) => s.trim()).filter(Boolean)) };
+/**
+ * A comma-separated list, split as kpt splits it (words kept as written: `--namespaces ,app` holds
+ * "" and "app", and "" is the namespace of cluster-scoped objects); undefined when absent or empty.
+ * `values`: the words completion offers (any word is taken).
+ */
+export function list(flags: string, description: string, values?: readonly string[]): FlagSpec<string[] | undefined> {
+  return {
+    flags,
+    description,
+    ...(values ? { completion: { values } } : {}),
+    parse: (v) => (v === undefined || String(v) === "" ? undefined : String(v).split(",")),
+  };
 }
 
 /** A flag that may be repeated; its values in order (empty when absent). */

@@ -65,7 +65,7 @@ export async function readCommandPackage(path: string, io: CommandIO, rgFile?: s
  * How the command computes statuses: the package's health rules and the --health-rules files',
  * compiled now, so a bad rule stops the command (exit 2) before it opens the cluster.
  */
-export async function statusOptionsFor(pkg: Package, healthRuleFiles: readonly string[] | undefined): Promise<Omit<ComputeStatusOptions, "now">> {
+export async function statusOptionsFor(pkg: Pick<Package, "healthRules">, healthRuleFiles: readonly string[] | undefined): Promise<Omit<ComputeStatusOptions, "now">> {
   if (!pkg.healthRules?.length && !healthRuleFiles?.length) return {};
   // The CEL compiler loads only for runs that have rules.
   const { loadHealthRules } = await import("../health/load-health-rules.js");

@@ -1,8 +1,7 @@
 // `kpt-ts live list [-n NAMESPACE]`: every inventory in the cluster (kpt-ts' and the real kpt's
 // ResourceGroups), with its objects, the namespaces they span and its last recorded change.
 
-import { resourceGroupCrdInstalled } from "../inventory/cluster-inventory.js";
-import { KPT_GROUP, RESOURCE_GROUP_KIND } from "../model/inventory-keys.js";
+import { listResourceGroups } from "../inventory/cluster-inventory.js";
 import { listChanges } from "../history/cluster-history.js";
 import { inventoryRows } from "../history/inventory-list.js";
 import { createPalette } from "../print/color.js";
@@ -18,7 +17,7 @@ export async function liveList(f: FlagValues<typeof listFlags>, g: GlobalFlags, 
   try {
     // Without -n: every namespace (the context's namespace does not narrow it, as `kapp ls -A`).
     const namespace = cluster.namespaceEnforced ? cluster.defaultNamespace : undefined;
-    const groups = (await resourceGroupCrdInstalled(cluster)) ? (await cluster.list(KPT_GROUP, RESOURCE_GROUP_KIND, namespace, { signal: io.signal })).items : [];
+    const groups = await listResourceGroups(cluster, namespace, io.signal);
     const changes = groups.length ? await listChanges(cluster, { namespace, signal: io.signal }) : [];
     const rows = inventoryRows(groups, changes, new Date());
     const color = colorFor(io, g);

@@ -1,7 +1,11 @@
-// `kpt-ts live status [PKG_PATH | -]`
+// `kpt-ts live status [PKG_PATH | -]`, and `live status --inv-type remote` (no package: every
+// inventory in the cluster, as kpt).
 
 import { unavailableApiWarnings } from "../cluster/unavailable-apis.js";
-import { inventoryObjects } from "../inventory/cluster-inventory.js";
+import { inventoryObjects, listResourceGroups } from "../inventory/cluster-inventory.js";
+import { listedInventories, selectForStatus, type InventoryMember } from "../inventory/status-selection.js";
+import { UsageError } from "../model/errors.js";
+import { refKey } from "../model/ref.js";
 import { printLiveStatus } from "../print/status-printer.js";
 import { warningLine } from "../print/terminal-text.js";
 import { followStatus } from "../status/follow-status.js";
@@ -12,35 +16,42 @@ import { openClusterEarly } from "./open-cluster.js";
 
 export async function liveStatus(pkgPath: string, f: FlagValues<typeof statusFlags>, g: GlobalFlags, io: CommandIO): Promise<void> {
   // Everything but followStatus' own options (keyed the same).
-  const { rgFile, output, statuses: shown, namespaces: only, healthRules, ...follow } = f;
+  const { rgFile, output, invType, invNames, statuses: shown, namespaces, healthRules, ...follow } = f;
+  const remote = invType === "remote";
+  // kpt's checks and messages.
+  if (!remote && invNames?.length) throw new UsageError("inv-names flag should only be used when inv-type is set to remote");
+  if (remote && (pkgPath !== "." || rgFile !== undefined)) {
+    const unread = pkgPath !== "." ? `the package "${pkgPath}"` : `--rg-file "${rgFile}"`;
+    io.stderr.write(warningLine(`--inv-type remote shows every inventory in the cluster; ${unread} is not read (choose inventories with --inv-names)`));
+  }
   const early = openClusterEarly(g, { io });
   try {
-    const pkg = await readCommandPackage(pkgPath, io, rgFile);
-    const statusOptions = await statusOptionsFor(pkg, healthRules);
+    // Remote: the --health-rules files' rules only; there is no package to read.
+    const pkg = remote ? undefined : await readCommandPackage(pkgPath, io, rgFile);
+    const statusOptions = await statusOptionsFor(pkg ?? {}, healthRules);
     const cluster = early.use();
-    let refs = await inventoryObjects(cluster, pkg.inventory, io.signal);
-    const namespaces = only ? new Set(only) : undefined;
-    if (namespaces) refs = refs.filter((r) => namespaces.has(r.namespace));
-    if (refs.length === 0) {
+    const selection = { inventoryNames: invNames, namespaces };
+    // As kpt: every namespace's ResourceGroups, whatever -n says (--namespaces selects objects).
+    const objects: InventoryMember[] = pkg
+      ? selectForStatus([{ ...pkg.inventory, refs: await inventoryObjects(cluster, pkg.inventory, io.signal) }], selection)
+      : selectForStatus(listedInventories(await listResourceGroups(cluster, undefined, io.signal)), selection);
+    if (objects.length === 0) {
       io.stdout.write("no resources found in the inventory\n");
       return;
     }
     for (const w of await unavailableApiWarnings(cluster, io.signal)) io.stderr.write(warningLine(w));
-    const statuses = shown ? new Set(shown.map((s) => s.toLowerCase())) : undefined;
+    const refs = [...new Map(objects.map((o) => [refKey(o.ref), o.ref])).values()];
     const events = followStatus(cluster, refs, { ...follow, signal: io.signal, statusOptions });
-    await printLiveStatus(statuses ? filterStatuses(events, statuses) : events, {
+    await printLiveStatus(events, {
       output,
       stdout: io.stdout,
       color: colorFor(io, g),
       tty: Boolean(io.stdout.isTTY),
-      inventoryName: pkg.inventory.name,
-      objects: refs,
+      objects,
+      ...(shown?.length ? { statuses: new Set(shown.map((s) => s.toLowerCase())) } : {}),
+      inventoryInLines: remote,
     });
   } finally {
     early.close();
   }
-}
-
-async function* filterStatuses<T extends { status: string }>(events: AsyncIterable<T>, keep: Set<string>): AsyncIterable<T> {
-  for await (const e of events) if (keep.has(e.status.toLowerCase())) yield e;
 }

@@ -1,19 +1,26 @@
 // The command tree as completion scripts need it: for each command path, its subcommands, its
-// flags (and which take a value), and whether it takes a package path. Read from the commander
-// program through a few structural fields, so this file does not depend on commander.
+// flags (which take a value, and what to offer for it), and whether it takes a package path. Read
+// from the commander program through a few structural fields, and each flag's value completion
+// from the flag specs the commands parse with (src/commands/command-specs.ts), so a shell offers
+// exactly the values a command accepts. This file depends on neither commander nor the specs.
 
-export interface FlagSpec {
+/** What to offer for a flag's value: a fixed set of words, or what kind of thing it names. */
+export type ValueCompletion = { values: readonly string[] } | { kind: "file" | "directory" | "context" | "namespace" | "inventory" };
+
+export interface CompletionFlag {
   names: string[];
   /** The flag needs a value (`--output <format>`); optional values (`-v [level]`) do not count. */
   takesValue: boolean;
+  /** What to offer for the value; absent: nothing (any text). */
+  value?: ValueCompletion;
 }
 
 export interface CommandSpec {
   /** Space-separated, without the program: "", "live", "live apply". */
   path: string;
   subcommands: string[];
-  /** Own flags plus those inherited from parent commands (commander's optsWithGlobals). */
-  flags: FlagSpec[];
+  /** Own flags plus those of every parent command (commander's optsWithGlobals; `--help`'s "Global Flags"). */
+  flags: CompletionFlag[];
   /** The command's first argument is PKG_PATH (a directory, or `-`). */
   takesPackage: boolean;
   /** Other positional values, when known (e.g. the shells of `completion`). */
@@ -35,10 +42,18 @@ export interface CommandLike {
   readonly _hidden?: boolean;
 }
 
-export function commandSpecs(program: CommandLike): CommandSpec[] {
+/** The help command's path: `kpt-ts help live apply` completes the command path after it. */
+const HELP = "help";
+
+export function commandSpecs(program: CommandLike, valueOf: (option: OptionLike) => ValueCompletion | undefined = () => undefined): CommandSpec[] {
   const out: CommandSpec[] = [];
-  const walk = (cmd: CommandLike, path: string, inherited: FlagSpec[]) => {
-    const own = cmd.options.filter((o) => !o.hidden).map((o) => ({ names: [o.short, o.long].filter((n): n is string => Boolean(n)), takesValue: o.required }));
+  const walk = (cmd: CommandLike, path: string, inherited: CompletionFlag[]) => {
+    const own = cmd.options
+      .filter((o) => !o.hidden)
+      .map((o): CompletionFlag => {
+        const value = o.required ? valueOf(o) : undefined;
+        return { names: [o.short, o.long].filter((n): n is string => Boolean(n)), takesValue: o.required, ...(value ? { value } : {}) };
+      });
     const flags = [...inherited, ...own, { names: ["-h", "--help"], takesValue: false }];
     const visible = cmd.commands.filter((c) => !c._hidden);
     const first = cmd.registeredArguments[0];
@@ -49,9 +64,19 @@ export function commandSpecs(program: CommandLike): CommandSpec[] {
       takesPackage: first?.name() === "PKG_PATH",
       ...(first?.argChoices ? { positionalChoices: first.argChoices } : {}),
     });
-    // Only `live`'s flags are global to its subcommands (the program's --version is not).
-    for (const c of visible) walk(c, path ? `${path} ${c.name()}` : c.name(), path ? [...inherited, ...own] : []);
+    for (const c of visible) walk(c, path ? `${path} ${c.name()}` : c.name(), [...inherited, ...own]);
   };
   walk(program, "", []);
-  return out;
+  return withHelpPaths(out);
+}
+
+/** `help`'s words are command paths: `help live` offers live's subcommands, as `live` does. */
+function withHelpPaths(specs: CommandSpec[]): CommandSpec[] {
+  const help = specs.find((s) => s.path === HELP);
+  if (!help) return specs;
+  const mirrored = specs
+    .filter((s) => s.path !== "" && s.path !== HELP && s.subcommands.length > 0)
+    .map((s) => ({ path: `${HELP} ${s.path}`, subcommands: s.subcommands, flags: help.flags, takesPackage: false }));
+  const root = specs.find((s) => s.path === "")!;
+  return [...specs.map((s) => (s === help ? { ...help, subcommands: root.subcommands.filter((c) => c !== HELP) } : s)), ...mirrored];
 }

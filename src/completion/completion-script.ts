@@ -1,31 +1,22 @@
-// Shell completion scripts for bash and zsh, generated from the command tree: subcommands, flags,
-// values of flags that take a fixed set (or files, directories, contexts, namespaces), and
-// directories for PKG_PATH. Pure: specs in, script text out. Both scripts share one set of shell
+// Shell completion scripts for bash, zsh and fish, generated from the command tree: subcommands,
+// flags, the values each flag's spec accepts (or files, directories, contexts, namespaces,
+// inventories), and directories for PKG_PATH. Pure: specs in, script text out. Both scripts share one set of shell
 // helper functions (plain `case` tables, valid in bash and zsh), so they complete the same way.
 
-import type { CommandSpec } from "./command-spec.js";
+import type { CommandSpec, CompletionFlag } from "./command-spec.js";
 
-/** What the value of a flag is: one of these kinds, or a fixed list of words. */
-const VALUE_KINDS: Record<string, string> = {
-  "--kubeconfig": "@file",
-  "--rg-file": "@file",
-  "--context": "@context",
-  "-n": "@namespace",
-  "--namespace": "@namespace",
-  "--namespaces": "@namespace",
-  "--output": "events table json",
-  "--inventory-policy": "strict adopt",
-  "--prune-propagation-policy": "Background Foreground Orphan",
-  "--delete-propagation-policy": "Background Foreground Orphan",
-  "--status-policy": "all none",
-  "--poll-until": "known current deleted forever",
-  "--statuses": "InProgress Current Failed Terminating NotFound Unknown",
-};
-const VALUE_KINDS_BY_COMMAND: Record<string, string> = { "live diff --output": "text json" };
-
-function valueKind(path: string, flag: string): string {
-  return VALUE_KINDS_BY_COMMAND[`${path} ${flag}`] ?? VALUE_KINDS[flag] ?? "";
+/** A flag's value as the scripts' tables hold it: `@kind`, or the words to offer ("" for none). */
+function valueWords(f: CompletionFlag): string {
+  if (!f.value) return "";
+  return "kind" in f.value ? `@${f.value.kind}` : f.value.values.join(" ");
 }
+
+/** How the scripts list the things a flag's value may name (the kubeconfig's current cluster). */
+const KUBECTL = {
+  context: "kubectl config get-contexts -o name 2>/dev/null",
+  namespace: "kubectl get namespaces -o name 2>/dev/null | sed 's|^namespace/||'",
+  inventory: "kubectl get resourcegroups.kpt.dev --all-namespaces -o name 2>/dev/null | sed 's|^.*/||' | sort -u",
+};
 
 const q = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`;
 
@@ -34,7 +25,7 @@ function helpers(specs: CommandSpec[]): string {
   const cases = (rows: [string, string][]) => rows.map(([k, v]) => `    ${q(k)}) echo ${q(v)} ;;`).join("\n");
   const valueRows: string[] = [];
   for (const s of specs) {
-    for (const f of s.flags.filter((f) => f.takesValue)) for (const n of f.names) valueRows.push(`    ${q(`${s.path}|${n}`)}) echo ${q(valueKind(s.path, n))} ;;`);
+    for (const f of s.flags.filter((f) => f.takesValue)) for (const n of f.names) valueRows.push(`    ${q(`${s.path}|${n}`)}) echo ${q(valueWords(f))} ;;`);
   }
   const positional = specs
     .filter((s) => s.takesPackage || s.positionalChoices)
@@ -96,8 +87,10 @@ _kpt_ts() {
   if kind="$(_kpt_ts_value "$_kpt_ts_cmd" "$prev")"; then
     case "$kind" in
       @file) compopt -o filenames 2>/dev/null; COMPREPLY=($(compgen -f -- "$cur")) ;;
-      @context) COMPREPLY=($(compgen -W "$(kubectl config get-contexts -o name 2>/dev/null)" -- "$cur")) ;;
-      @namespace) COMPREPLY=($(compgen -W "$(kubectl get namespaces -o name 2>/dev/null | sed 's|^namespace/||')" -- "$cur")) ;;
+      @directory) compopt -o filenames 2>/dev/null; COMPREPLY=($(compgen -d -- "$cur")) ;;
+      @context) COMPREPLY=($(compgen -W "$(${KUBECTL.context})" -- "$cur")) ;;
+      @namespace) COMPREPLY=($(compgen -W "$(${KUBECTL.namespace})" -- "$cur")) ;;
+      @inventory) COMPREPLY=($(compgen -W "$(${KUBECTL.inventory})" -- "$cur")) ;;
       *) COMPREPLY=($(compgen -W "$kind" -- "$cur")) ;;
     esac
     return 0
@@ -135,8 +128,10 @@ _kpt_ts() {
   if kind="$(_kpt_ts_value "$_kpt_ts_cmd" "$prev")"; then
     case "$kind" in
       @file) _files ;;
-      @context) compadd -- \${(f)"$(kubectl config get-contexts -o name 2>/dev/null)"} ;;
-      @namespace) compadd -- \${(f)"$(kubectl get namespaces -o name 2>/dev/null | sed 's|^namespace/||')"} ;;
+      @directory) _path_files -/ ;;
+      @context) compadd -- \${(f)"$(${KUBECTL.context})"} ;;
+      @namespace) compadd -- \${(f)"$(${KUBECTL.namespace})"} ;;
+      @inventory) compadd -- \${(f)"$(${KUBECTL.inventory})"} ;;
       *) compadd -- \${=kind} ;;
     esac
     return
@@ -165,6 +160,17 @@ fi
 `;
 }
 
+/** fish's `complete` options for a flag's value: files, directories, a command's output, or fixed words. */
+function fishValue(f: CompletionFlag): string {
+  if (!f.takesValue) return "";
+  const v = f.value;
+  if (!v) return " -x";
+  if (!("kind" in v)) return ` -x -a ${q(v.values.join(" "))}`;
+  if (v.kind === "file") return " -r -F";
+  if (v.kind === "directory") return ` -x -a ${q("(__fish_complete_directories (commandline -ct))")}`;
+  return ` -x -a ${q(`(${KUBECTL[v.kind]})`)}`;
+}
+
 /** fish's own `complete` rules, one per command path and flag; the command path is worked out as in bash and zsh. */
 export function fishCompletion(specs: CommandSpec[]): string {
   const at = (path: string) => `-n ${q(`__kpt_ts_at ${q(path)}`)}`;
@@ -177,10 +183,7 @@ export function fishCompletion(specs: CommandSpec[]): string {
       const long = f.names.find((n) => n.startsWith("--"));
       const short = f.names.find((n) => /^-[a-z]$/.test(n));
       const names = [long ? `-l ${long.slice(2)}` : "", short ? `-s ${short.slice(1)}` : ""].filter(Boolean).join(" ");
-      const kind = f.takesValue ? valueKind(s.path, long ?? short ?? "") : "";
-      const values =
-        !f.takesValue ? "" : kind === "@file" ? " -r -F" : kind === "@context" ? ` -x -a ${q("(kubectl config get-contexts -o name 2>/dev/null)")}` : kind === "@namespace" ? ` -x -a ${q("(kubectl get namespaces -o name 2>/dev/null | string replace namespace/ '')")}` : kind ? ` -x -a ${q(kind)}` : " -x";
-      lines.push(`complete -c kpt-ts ${at(s.path)} ${names}${values}`);
+      lines.push(`complete -c kpt-ts ${at(s.path)} ${names}${fishValue(f)}`);
     }
     if (s.takesPackage) lines.push(`complete -c kpt-ts ${atWord(s.path)} -a ${q("(__fish_complete_directories (commandline -ct)) -")}`);
     else if (s.positionalChoices) lines.push(`complete -c kpt-ts ${atWord(s.path)} -a ${q(s.positionalChoices.join(" "))}`);

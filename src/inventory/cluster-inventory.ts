@@ -9,7 +9,7 @@ import { ClusterError } from "../model/errors.js";
 import type { ObjRef } from "../model/ref.js";
 import type { InventoryInfo, KubeObject } from "../model/kube-object.js";
 import { RESOURCE_GROUP_CRD, RESOURCE_GROUP_CRD_NAME } from "./resourcegroup-crd.js";
-import { INVENTORY_ID_LABEL, MERGED_FROM_ANNOTATION, RESOURCE_GROUP_API_VERSION, RESOURCE_GROUP_KIND } from "../model/inventory-keys.js";
+import { INVENTORY_ID_LABEL, KPT_GROUP, MERGED_FROM_ANNOTATION, RESOURCE_GROUP_API_VERSION, RESOURCE_GROUP_KIND } from "../model/inventory-keys.js";
 import { mergeConcurrent, sameRefs } from "./next-inventory.js";
 import { buildResourceGroup, buildResourceGroupStatus, inventoryIdOf, inventoryRef, refsOfResourceGroup, type ResourceStatusEntry } from "./resource-group.js";
 import { INVENTORY_BYTE_BUDGET, jsonBytes } from "./inventory-size.js";
@@ -68,6 +68,12 @@ function isEstablished(crd: KubeObject): boolean {
 export async function inventoryObjects(cluster: Cluster, info: InventoryInfo, signal?: AbortSignal): Promise<ObjRef[]> {
   if (!(await resourceGroupCrdInstalled(cluster))) return [];
   return (await readClusterInventory(cluster, info, signal)).refs;
+}
+
+/** Every ResourceGroup in the cluster, or in one namespace (none while its CRD is not installed). */
+export async function listResourceGroups(cluster: Cluster, namespace?: string, signal?: AbortSignal): Promise<KubeObject[]> {
+  if (!(await resourceGroupCrdInstalled(cluster))) return [];
+  return (await cluster.list(KPT_GROUP, RESOURCE_GROUP_KIND, namespace, { signal })).items;
 }
 
 export interface ClusterInventory {

@@ -5,8 +5,9 @@ import type { ObjRef } from "./ref.js";
 import type { KubeObject, SourcePos } from "./kube-object.js";
 import type { RunPlan } from "./plan.js";
 
-/** kstatus' reconcile statuses. */
-export type KStatus = "InProgress" | "Current" | "Failed" | "Terminating" | "NotFound" | "Unknown";
+/** kstatus' reconcile statuses (what `live status --statuses` selects among). */
+export const KSTATUS_VALUES = ["InProgress", "Current", "Failed", "Terminating", "NotFound", "Unknown"] as const;
+export type KStatus = (typeof KSTATUS_VALUES)[number];
 
 export type Action = "Apply" | "Prune" | "Delete" | "Wait" | "Inventory";
 export type ActuationStatus = "Pending" | "Successful" | "Skipped" | "Failed";

@@ -32,14 +32,19 @@ export function printRun(stream: AsyncIterable<EngineEvent>, opts: PrintOptions)
 
 /**
  * Every event's text (names, the server's and controllers' messages) escaped for the terminal
- * (terminal-text.ts), once, before any printer sees it. The init event's plan is data the
- * printers read decisions from, never print: it is passed on as it is.
+ * (terminal-text.ts), once, before any printer sees it. The init event's plan and an apply's
+ * before/after objects are data no printer prints (diffs come from change sets, escaped where
+ * they are printed): they are passed on as they are, not walked (a 500-object no-op spent 20 ms
+ * of CPU walking them).
  */
 async function* escapeEvents(events: AsyncIterable<EngineEvent>): AsyncIterable<EngineEvent> {
   for await (const e of events) {
     if (e.type === "init") {
       const { plan, ...rest } = e;
       yield { ...escapeDeep(rest), ...(plan ? { plan } : {}) };
+    } else if (e.type === "apply" && (e.before || e.after)) {
+      const { before, after, ...rest } = e;
+      yield { ...escapeDeep(rest), ...(before ? { before } : {}), ...(after ? { after } : {}) };
     } else yield escapeDeep(e);
   }
 }

@@ -16,7 +16,7 @@
 // Callers treat every failure here as a cache miss: a cache is an optimisation only.
 
 import { randomBytes } from "node:crypto";
-import { closeSync, constants, fstatSync, futimesSync, lstatSync, mkdirSync, openSync, readSync, realpathSync, renameSync, unlinkSync, write, writeSync, type Stats } from "node:fs";
+import { closeSync, constants, fstatSync, futimesSync, lstatSync, mkdirSync, openSync, readdirSync, readSync, realpathSync, renameSync, unlinkSync, write, writeSync, type Stats } from "node:fs";
 import { open, rename, unlink } from "node:fs/promises";
 import { homedir } from "node:os";
 import { dirname, join, parse, resolve } from "node:path";
@@ -65,6 +65,41 @@ export function privateDirProblem(dir: string): string | undefined {
     }
     if (a.uid !== me && a.uid !== 0) return `${path} belongs to uid ${a.uid}, not to you (uid ${me}) or root`;
     if (a.isDirectory() && a.mode & 0o002 && !(a.mode & 0o1000)) return `everyone may write to ${path} (mode ${(a.mode & 0o777).toString(8)}, no sticky bit)`;
+  }
+  return undefined;
+}
+
+/**
+ * For a cache another program reads by itself (Node's compile cache): what in `dir`, two levels
+ * deep, is not a private file or directory of the user's (a link, someone else's, writable by
+ * others). Undefined when all is; run after privateDirProblem(dir).
+ */
+export function privateTreeProblem(dir: string, depth = 2): string | undefined {
+  const me = uid();
+  if (me === undefined) return undefined;
+  let names: string[];
+  try {
+    names = readdirSync(dir);
+  } catch (err) {
+    return `${dir} cannot be read (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})`;
+  }
+  for (const name of names) {
+    const path = join(dir, name);
+    let st: Stats;
+    try {
+      st = lstatSync(path);
+    } catch {
+      continue; // removed meanwhile
+    }
+    if (st.isDirectory()) {
+      if (st.uid !== me) return `${path} belongs to uid ${st.uid}`;
+      if (st.mode & 0o022) return `${path} is writable by others`;
+      const below = depth > 1 ? privateTreeProblem(path, depth - 1) : `${path} is deeper than a cache entry`;
+      if (below) return below;
+    } else {
+      const problem = fileProblem(st);
+      if (problem && problem !== "too large") return `${path}: ${problem}`;
+    }
   }
   return undefined;
 }

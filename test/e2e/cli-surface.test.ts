@@ -1,12 +1,13 @@
 // Issue 16: what the built CLI tells a newcomer without a cluster: `version`, the examples at the
-// end of every command's --help, and a fish completion script that fish accepts.
+// end of every command's --help, and a fish completion script that fish accepts. Issue 24:
+// `help <command path>`, and kpt's root flags (--truncate-output, --log-flush-frequency).
 import { spawnSync } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { mkdtemp, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { hasBinary, kptTs, REPO } from "../helpers/run.js";
+import { hasBinary, kpt, kptTs, REPO } from "../helpers/run.js";
 import { printed } from "../helpers/scenario.js";
 
 const COMMANDS = ["live init", "live apply", "live destroy", "live status", "live diff", "live history", "live list", "live migrate", "live install-resource-group", "completion", "version"];
@@ -36,5 +37,83 @@ describe("the command line itself", () => {
     const fish = spawnSync("fish", ["-c", `source ${file}; complete -C 'kpt-ts live migrate --'`], { encoding: "utf8" });
     expect(fish.stderr).toBe("");
     expect(fish.stdout.split("\n").map((l) => l.split("\t")[0])).toEqual(expect.arrayContaining(["--dry-run", "--force", "--name", "--rg-file", "--kubeconfig"]));
+  });
+
+  it.each(COMMANDS)("help %s prints the same as the command's --help, exit 0", async (command) => {
+    const [viaHelp, viaFlag] = await Promise.all([kptTs(["help", ...command.split(" ")]), kptTs([...command.split(" "), "--help"])]);
+    expect(viaHelp.code, printed(viaHelp)).toBe(0);
+    expect(viaHelp.stdout).toBe(viaFlag.stdout);
+    expect(viaHelp.stdout).toMatch(new RegExp(`^Usage: kpt-ts ${command} `));
+    expect(viaHelp.stderr).toBe("");
+  });
+
+  it("help with no command prints the program's help", async () => {
+    const [viaHelp, viaFlag] = await Promise.all([kptTs(["help"]), kptTs(["--help"])]);
+    expect(viaHelp.code, printed(viaHelp)).toBe(0);
+    expect(viaHelp.stdout).toBe(viaFlag.stdout);
+  });
+
+  it.each([
+    [["help", "nope"], 'error: unknown help topic "nope": "kpt-ts" has live, completion, version, help', "Usage: kpt-ts [options] [command]"],
+    [["help", "live", "aply"], 'error: unknown help topic "aply": "kpt-ts live" has init, apply, destroy, diff, status, history, list, migrate, install-resource-group', "Usage: kpt-ts live [options] [command]"],
+  ])("%j: says which word is unknown and what there is, with the nearest command's help, all on stderr; exit 0 as kpt's help", async (args, error, usage) => {
+    const r = await kptTs(args);
+    expect(r.code, printed(r)).toBe(0);
+    expect(r.stdout).toBe("");
+    expect(r.stderr.split("\n")[0]).toBe(error);
+    expect(r.stderr).toContain(`\n${usage}\n`);
+  });
+
+  it.skipIf(!hasBinary("kpt"))("kpt's help exits 0 for an unknown topic too, its message on stderr", async () => {
+    const r = await kpt(["help", "nope"]);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toBe("");
+    expect(r.stderr).toContain("Unknown help topic");
+  });
+});
+
+describe("kpt's root flags", () => {
+  it.each([
+    [["--truncate-output=false", "--log-flush-frequency=1s", "version"]],
+    [["--truncate-output", "version", "--log-flush-frequency", "250ms"]],
+    [["version", "--truncate-output=true"]],
+  ])("%j: accepted before or after the command, as kpt takes them", async (args) => {
+    const r = await kptTs(args);
+    expect(r.code, printed(r)).toBe(0);
+    const { version } = JSON.parse(readFileSync(join(REPO, "package.json"), "utf8")) as { version: string };
+    expect(r.stdout).toBe(`${version}\n`);
+  });
+
+  it.each([
+    [["--log-flush-frequency=0", "version"], "error: --log-flush-frequency must be more than 0"],
+    [["--log-flush-frequency=10", "version"], 'error: invalid duration "10" for --log-flush-frequency'],
+  ])("%j: refused, exit 2 (kpt panics on 0 and refuses a number without a unit)", async (args, message) => {
+    const r = await kptTs(args);
+    expect(r.code, printed(r)).toBe(2);
+    expect(r.stderr).toContain(message);
+    expect(r.stdout).toBe("");
+  });
+
+  it("every command's --help lists them, as kpt's lists them (the program's under Options, the others' under Global Flags)", async () => {
+    const root = await kptTs(["--help"]);
+    const options = root.stdout.slice(root.stdout.indexOf("\nOptions:\n"), root.stdout.indexOf("\nCommands:\n"));
+    expect(options).toMatch(/^ {2}--truncate-output [^]*\(default: true\)\n {2}--log-flush-frequency <duration> [^]*\(default: "5s"\)\n/m);
+    for (const command of COMMANDS) {
+      const r = await kptTs([...command.split(" "), "--help"]);
+      const global = r.stdout.slice(r.stdout.indexOf("\nGlobal Flags:\n"));
+      expect(global, command).toMatch(/^ {2}--truncate-output /m);
+      expect(global, command).toMatch(/^ {2}--log-flush-frequency <duration> /m);
+    }
+  });
+
+  it.skipIf(!hasBinary("kpt"))("each live command's --help lists every flag kpt's lists", async () => {
+    const flags = (help: string) => new Set([...help.matchAll(/^\s+(?:-\w, )?(--[a-z][a-z-]*)/gm)].map((m) => m[1]!));
+    for (const command of ["init", "apply", "destroy", "status", "migrate", "install-resource-group"]) {
+      const [theirs, ours] = await Promise.all([kpt(["live", command, "--help"]), kptTs(["live", command, "--help"])]);
+      expect(theirs.code).toBe(0);
+      const missing = [...flags(theirs.stdout)].filter((f) => !flags(ours.stdout).has(f));
+      expect(missing, `live ${command}`).toEqual([]);
+      expect(flags(theirs.stdout).size, `kpt live ${command} --help`).toBeGreaterThan(5);
+    }
   });
 });

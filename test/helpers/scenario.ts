@@ -106,8 +106,23 @@ export const CHANGE_LABEL = "kpt-ts.dev/change-of-inventory";
  * namespace and kpt-ts' change-history records.
  */
 export async function listObjects(namespace: string, kinds = TEST_KINDS): Promise<KubeObj[]> {
-  const list = await kubectlJson<{ items: KubeObj[] }>(["get", kinds, "-n", namespace]);
+  const list = await kubectlWhileDiscoveryChurns(() => kubectlJson<{ items: KubeObj[] }>(["get", kinds, "-n", namespace]));
   return list.items.filter((o) => !(o.kind === "ConfigMap" && (o.metadata.name === "kube-root-ca.crt" || o.metadata.labels?.[CHANGE_LABEL] !== undefined)));
+}
+
+/**
+ * kubectl's discovery can miss a served type for a moment while other tests add and remove CRDs
+ * on the shared cluster ("the server doesn't have a resource type"): asked again, it answers.
+ */
+async function kubectlWhileDiscoveryChurns<T>(get: () => Promise<T>): Promise<T> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await get();
+    } catch (err) {
+      if (attempt >= 3 || !String(err).includes("doesn't have a resource type")) throw err;
+      await new Promise((r) => setTimeout(r, 1000));
+    }
+  }
 }
 
 /** `Kind/name` -> resourceVersion for every object of the test kinds in a namespace. */

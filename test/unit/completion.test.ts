@@ -5,13 +5,16 @@ import { mkdir, mkdtemp, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
-import { commandSpecs, type CommandLike } from "../../src/completion/command-spec.js";
+import { commandSpecs, type CommandLike, type OptionLike, type ValueCompletion } from "../../src/completion/command-spec.js";
 import { bashCompletion, fishCompletion, zshCompletion } from "../../src/completion/completion-script.js";
 
-const opt = (flags: string, hidden = false) => {
+/** A commander option; `value`: what its flag spec says to offer for its value. */
+const opt = (flags: string, value?: ValueCompletion | "hidden") => {
   const [short, long] = flags.includes(",") ? flags.split(/,\s*/) : flags.startsWith("--") ? [undefined, flags.split(" ")[0]] : [flags.split(" ")[0], undefined];
-  return { short, long: long?.split(" ")[0], required: flags.includes("<"), hidden };
+  return { short, long: long?.split(" ")[0], required: flags.includes("<"), hidden: value === "hidden", ...(value && value !== "hidden" ? { value } : {}) };
 };
+const valueOf = (o: OptionLike) => (o as { value?: ValueCompletion }).value;
+const words = (...values: string[]) => ({ values });
 const cmd = (name: string, options: ReturnType<typeof opt>[], commands: CommandLike[] = [], args: { name(): string; argChoices?: string[] }[] = []): CommandLike => ({
   name: () => name,
   options,
@@ -20,29 +23,37 @@ const cmd = (name: string, options: ReturnType<typeof opt>[], commands: CommandL
 });
 const arg = (name: string, argChoices?: string[]) => ({ name: () => name, ...(argChoices ? { argChoices } : {}) });
 
-const program = cmd("kpt-ts", [opt("--version")], [
-  cmd("live", [opt("--kubeconfig <path>"), opt("--context <name>")], [
-    cmd("apply", [opt("--dry-run"), opt("--no-dry-run", true), opt("--output <format>"), opt("--inventory-policy <policy>"), opt("-y, --yes")], [], [arg("PKG_PATH")]),
-    cmd("diff", [opt("--output <format>")], [], [arg("PKG_PATH")]),
+const program = cmd("kpt-ts", [opt("--version"), opt("--log-flush-frequency <duration>")], [
+  cmd("live", [opt("--kubeconfig <path>", { kind: "file" }), opt("--context <name>", { kind: "context" })], [
+    cmd("apply", [opt("--dry-run"), opt("--no-dry-run", "hidden"), opt("--output <format>", words("events", "table", "json", "markdown")), opt("--inventory-policy <policy>", words("strict", "adopt")), opt("-y, --yes")], [], [arg("PKG_PATH")]),
+    cmd("diff", [opt("--output <format>", words("text", "json"))], [], [arg("PKG_PATH")]),
   ]),
   cmd("completion", [], [], [arg("shell", ["bash", "zsh"])]),
+  cmd("help", [], [], [arg("command")]),
 ]);
+const specs = commandSpecs(program, valueOf);
 
 describe("commandSpecs", () => {
-  it("lists each command's subcommands and flags, with the parent command's flags inherited and hidden ones left out", () => {
-    const apply = commandSpecs(program).find((s) => s.path === "live apply")!;
-    expect(apply.flags.flatMap((f) => f.names)).toEqual(["--kubeconfig", "--context", "--dry-run", "--output", "--inventory-policy", "-y", "--yes", "-h", "--help"]);
+  it("lists each command's subcommands and flags, with every parent command's flags inherited and hidden ones left out", () => {
+    const apply = specs.find((s) => s.path === "live apply")!;
+    expect(apply.flags.flatMap((f) => f.names)).toEqual(["--version", "--log-flush-frequency", "--kubeconfig", "--context", "--dry-run", "--output", "--inventory-policy", "-y", "--yes", "-h", "--help"]);
+    expect(apply.flags.find((f) => f.names.includes("--output"))!.value).toEqual(words("events", "table", "json", "markdown"));
     expect(apply.takesPackage).toBe(true);
-    expect(commandSpecs(program).find((s) => s.path === "")!.subcommands).toEqual(["live", "completion"]);
+    expect(specs.find((s) => s.path === "")!.subcommands).toEqual(["live", "completion", "help"]);
+  });
+
+  it("completes help's words as command paths", () => {
+    expect(specs.find((s) => s.path === "help")!.subcommands).toEqual(["live", "completion"]);
+    expect(specs.find((s) => s.path === "help live")!.subcommands).toEqual(["apply", "diff"]);
   });
 });
 
 let dir: string;
 beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), "kpt-ts-completion-"));
-  await writeFile(join(dir, "kpt-ts.bash"), bashCompletion(commandSpecs(program)));
-  await writeFile(join(dir, "_kpt-ts"), zshCompletion(commandSpecs(program)));
-  await writeFile(join(dir, "kpt-ts.fish"), fishCompletion(commandSpecs(program)));
+  await writeFile(join(dir, "kpt-ts.bash"), bashCompletion(specs));
+  await writeFile(join(dir, "_kpt-ts"), zshCompletion(specs));
+  await writeFile(join(dir, "kpt-ts.fish"), fishCompletion(specs));
   await mkdir(join(dir, "pkg"));
 });
 
@@ -56,10 +67,12 @@ describe.skipIf(!hasShell("bash"))("the bash script", () => {
     return r.stdout.split("\n").filter(Boolean);
   };
   it.each<[string[], string[]]>([
-    [["kpt-ts", ""], ["live", "completion"]],
+    [["kpt-ts", ""], ["live", "completion", "help"]],
     [["kpt-ts", "live", "a"], ["apply"]],
+    [["kpt-ts", "help", "live", "a"], ["apply"]],
     [["kpt-ts", "live", "apply", "--d"], ["--dry-run"]],
-    [["kpt-ts", "live", "apply", "--output", ""], ["events", "table", "json"]],
+    [["kpt-ts", "live", "apply", "--output", ""], ["events", "table", "json", "markdown"]],
+    [["kpt-ts", "live", "apply", "--log-flush-frequency", ""], []],
     [["kpt-ts", "live", "diff", "--output", ""], ["text", "json"]],
     [["kpt-ts", "live", "--context", "x", "apply", "--inventory-policy", ""], ["strict", "adopt"]],
     [["kpt-ts", "completion", ""], ["bash", "zsh"]],
@@ -90,10 +103,11 @@ describe.skipIf(!hasShell("fish"))("the fish script", () => {
   };
   it("parses", () => expect(spawnSync("fish", ["-n", join(dir, "kpt-ts.fish")]).status).toBe(0));
   it.each<[string, string[]]>([
-    ["kpt-ts ", ["completion", "live"]],
+    ["kpt-ts ", ["completion", "help", "live"]],
     ["kpt-ts live a", ["apply"]],
+    ["kpt-ts help live a", ["apply"]],
     ["kpt-ts live apply --d", ["--dry-run"]],
-    ["kpt-ts live apply --output ", ["events", "json", "table"]],
+    ["kpt-ts live apply --output ", ["events", "json", "markdown", "table"]],
     ["kpt-ts live diff --output ", ["json", "text"]],
     ["kpt-ts live --context x apply --inventory-policy ", ["adopt", "strict"]],
     ["kpt-ts completion ", ["bash", "zsh"]],

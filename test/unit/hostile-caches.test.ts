@@ -7,7 +7,8 @@ import { spawnSync } from "node:child_process";
 import { chmodSync, chownSync, cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, statSync, symlinkSync, utimesSync, writeFileSync } from "node:fs";
 import { mkdtemp, readdir, readFile, realpath, stat, utimes, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
+import Module from "node:module";
 import { describe, expect, it } from "vitest";
 import { cleanUpDaily, parseCacheFor } from "../../src/object/parse-cache.js";
 import { readPackage } from "../../src/object/read-package.js";
@@ -47,6 +48,9 @@ function distCopy(): { cli: string; useEvil(): void; useReal(): void } {
   return { cli: join(top, "dist", "cli.js"), useEvil: () => put(evil), useReal: () => put(real) };
 }
 
+/** Every file under a directory, relative to it. */
+const filesIn = (dir: string): string[] => readdirSync(dir, { recursive: true, withFileTypes: true }).filter((e) => e.isFile()).map((e) => join(e.parentPath ?? (e as { path?: string }).path ?? dir, e.name).slice(dir.length + 1));
+
 function help(cli: string, cacheDir: string, extra: string[] = []): { line: string; stderr: string } {
   const r = spawnSync(process.execPath, [cli, "--help", ...extra], { encoding: "utf8", env: { ...process.env, KPT_TS_CODE_CACHE: cacheDir } });
   return { line: /.*version of kpt-ts.*/.exec(r.stdout)?.[0]?.trim() ?? `(no help: ${r.stderr})`, stderr: r.stderr };
@@ -59,7 +63,7 @@ describe.skipIf(!existsSync(join(dist, "cli.js")))("the code cache (run npm run 
     d.useEvil();
     expect(help(d.cli, cache).line).toMatch(/PWNED/); // the other program fills the cache
     d.useReal();
-    expect(help(d.cli, cache).line).toBe("version             Print the version of kpt-ts");
+    expect(help(d.cli, cache).line).toMatch(/^version +Print the version of kpt-ts$/);
   });
 
   it.skipIf(!isRoot)("is not used from a directory another user owns (they planted code there), and -v says so", { timeout: 60_000 }, () => {
@@ -67,19 +71,37 @@ describe.skipIf(!existsSync(join(dist, "cli.js")))("the code cache (run npm run 
     // What the victim's cache file is called: learnt from a run with a cache of its own.
     const scratch = mkdtempSync(join(tmpdir(), "kpt-ts-hostile-code-"));
     help(d.cli, scratch);
-    const [name] = readdirSync(scratch);
+    const [name] = filesIn(scratch); // `<command>-<build>.bin`, or on Node 22.1+ `<node>/<entry>` of Node's compile cache
     // The attacker's directory, with code compiled from their program under that name.
     const planted = mkdtempSync(join(tmpdir(), "kpt-ts-hostile-code-"));
     d.useEvil();
     const evilCache = mkdtempSync(join(tmpdir(), "kpt-ts-hostile-code-"));
     help(d.cli, evilCache);
-    writeFileSync(join(planted, name!), readFileSync(join(evilCache, readdirSync(evilCache)[0]!)));
+    mkdirSync(dirname(join(planted, name!)), { recursive: true });
+    writeFileSync(join(planted, name!), readFileSync(join(evilCache, filesIn(evilCache)[0]!)));
     d.useReal();
     chownTree(planted, NOBODY);
     const run = help(d.cli, planted, ["-v"]);
-    expect(run.line).toBe("version             Print the version of kpt-ts");
+    expect(run.line).toMatch(/^version +Print the version of kpt-ts$/);
     expect(run.stderr).toContain(`kpt-ts: not using the code cache in ${planted}: it belongs to uid ${NOBODY}, not to you (uid 0)`);
     expect(help(d.cli, planted).stderr).toBe(""); // said only with -v
+  });
+});
+
+const nodeCompileCache = typeof (Module as unknown as { enableCompileCache?: unknown }).enableCompileCache === "function";
+
+describe.skipIf(!existsSync(join(dist, "cli.js")) || !nodeCompileCache)("Node's compile cache (Node 22.1 and later)", () => {
+  it.skipIf(!isRoot)("is not used when an entry in the user's own directory belongs to another user, and -v names it", { timeout: 60_000 }, () => {
+    const d = distCopy();
+    const cache = mkdtempSync(join(tmpdir(), "kpt-ts-hostile-code-"));
+    d.useEvil();
+    help(d.cli, cache); // the attacker's code compiled into the entry Node would read
+    d.useReal();
+    const [entry] = filesIn(cache);
+    chownTree(join(cache, dirname(entry!)), NOBODY);
+    const run = help(d.cli, cache, ["-v"]);
+    expect(run.line).toMatch(/^version +Print the version of kpt-ts$/);
+    expect(run.stderr).toContain(`kpt-ts: not using the code cache in ${cache}: ${join(cache, dirname(entry!))} belongs to uid ${NOBODY}`);
   });
 });
 

@@ -1,7 +1,7 @@
 // The npm package as users get it (`npm pack`): exactly these files, one copy of the code, no
 // source maps, the library's declarations and nothing more, every document the help text or the
-// README points at, the licence, the repository named in one place, and `engines` true to every
-// dependency. Reads the built dist/ (npm run build).
+// README points at, the licence, the repository named in one place, `engines` true to every
+// dependency (bundled ones included), and only what the bundle loads at run time installed. Reads the built dist/ (npm run build).
 import { spawnSync } from "node:child_process";
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { dirname, join, normalize } from "node:path";
@@ -12,6 +12,8 @@ import { CLIENT_NODE } from "../../src/cluster/auth-provider.js";
 const root = join(import.meta.dirname, "..", "..");
 const built = existsSync(join(root, "dist", "cli-program.cjs"));
 const pkg = JSON.parse(readFileSync(join(root, "package.json"), "utf8")) as Record<string, any>;
+/** The packages esbuild put into the bundle (it names each module's source in a comment). */
+const bundled = built ? [...new Set([...readFileSync(join(root, "dist", "cli-program.cjs"), "utf8").matchAll(/^\/\/ node_modules\/((?:@[^/]+\/)?[^/]+)\//gm)].map((m) => m[1]!))].sort() : [];
 
 describe.skipIf(!built)("the npm package (run npm run build first)", () => {
   const pack = spawnSync("npm", ["pack", "--dry-run", "--json", "--ignore-scripts"], { cwd: root, encoding: "utf8" });
@@ -91,11 +93,30 @@ describe("package.json", () => {
     expect(pkg.peerDependenciesMeta[CLIENT_NODE.name]).toEqual({ optional: true });
   });
 
+  it.skipIf(!built)("installs only what the bundle loads at run time: the packages it carries are devDependencies, and no declaration names one", () => {
+    expect(bundled).toEqual(expect.arrayContaining(["@marcbachmann/cel-js", "chalk", "commander", "js-yaml", "zod"]));
+    for (const name of bundled) {
+      expect(pkg.dependencies[name], name).toBeUndefined();
+      expect(pkg.devDependencies[name], name).toBeDefined();
+    }
+    // What the bundle loads from node_modules: yaml (the precise YAML path) and the optional peer.
+    const loaded = [...readFileSync(join(root, "dist", "cli-program.cjs"), "utf8").matchAll(/createRequire\)\(__kptTsUrl\)\("([^"]+)"\)/g)].map((m) => m[1]!);
+    expect(Object.keys(pkg.dependencies).sort()).toEqual(["yaml"]);
+    expect(loaded).toContain("yaml");
+    // The published declarations import node's own modules and each other, nothing installed.
+    const dts = readdirSync(join(root, "dist"), { recursive: true, encoding: "utf8" }).filter((f) => f.endsWith(".d.ts"));
+    const imported = dts.flatMap((f) => [...readFileSync(join(root, "dist", f), "utf8").matchAll(/(?:from\s+|import\s*\(\s*)["']([^"'.][^"']*)["']/g)].map((m) => m[1]!));
+    expect(imported.filter((m) => !m.startsWith("node:"))).toEqual([]);
+  });
+
   it("asks for a Node every dependency runs on, and each tested line (20, 22, 24) satisfies it", () => {
     const lock = JSON.parse(readFileSync(join(root, "package-lock.json"), "utf8")) as { packages: Record<string, { dev?: boolean; engines?: Record<string, string> | string[]; version?: string }> };
     const floor = semver.minVersion(pkg.engines.node)!.version;
     // Production dependencies, and the optional peer's tree (what a legacy auth-provider user adds).
-    const runtime = Object.entries(lock.packages).filter(([path, p]) => path !== "" && (!p.dev || path.includes(`node_modules/${CLIENT_NODE.name}`) || isPeerTree(lock.packages, path)));
+    // Bundled packages run too, inside the bundle.
+    const runtime = Object.entries(lock.packages).filter(
+      ([path, p]) => path !== "" && (!p.dev || bundled.some((name) => path === `node_modules/${name}`) || path.includes(`node_modules/${CLIENT_NODE.name}`) || isPeerTree(lock.packages, path)),
+    );
     const refused = runtime.flatMap(([path, p]) => {
       const range = !Array.isArray(p.engines) ? p.engines?.node : undefined;
       return range && !semver.satisfies(floor, range) ? [`${path}@${p.version} needs node ${range}`] : [];

@@ -1,11 +1,15 @@
 import { afterEach, describe, expect, it, vi } from "vitest";
 import type { StatusEvent } from "../../src/model/events.js";
+import type { ObjRef } from "../../src/model/ref.js";
 import { resolveColor } from "../../src/print/color.js";
 import { printLiveStatus, type StatusPrintOptions } from "../../src/print/status-printer.js";
 import { captureStream, channel, cm2, dep, liveObject, ns, ref, streamOf, svc } from "./print-scenarios.js";
 
 const NOW = new Date("2026-11-21T23:35:02.400Z");
 const ERASE = "\x1b[1A\x1b[2K\r";
+
+/** The objects of one inventory, as a local package's `live status` follows them. */
+const inventory = (refs: ObjRef[], inventoryName = "inventory-kptjs") => refs.map((r) => ({ ref: r, inventoryName }));
 
 function printStatus(events: AsyncIterable<StatusEvent>, opts: Partial<StatusPrintOptions> = {}) {
   const out = captureStream();
@@ -14,7 +18,7 @@ function printStatus(events: AsyncIterable<StatusEvent>, opts: Partial<StatusPri
     stdout: out.stream,
     color: false,
     tty: false,
-    inventoryName: "inventory-kptjs",
+    objects: inventory([svc, dep, ns, cm2]),
     now: () => NOW,
     ...opts,
   });
@@ -55,6 +59,70 @@ describe("status printer: events", () => {
   });
 });
 
+describe("status printer: several inventories (--inv-type remote)", () => {
+  const objects = [...inventory([ns, cm2], "inv-a"), ...inventory([dep, cm2], "inv-b")];
+  const events = () => streamOf([status(ns, "Current", "Resource is current"), status(cm2, "Current", "Resource is always ready"), status(dep, "InProgress", "Available: 0/1")]);
+
+  it("names each line's inventory and namespace as the binary does; an object two inventories list, once for each", async () => {
+    const p = printStatus(events(), { objects, inventoryInLines: true });
+    await p.result;
+    expect(p.text()).toBe(
+      [
+        "inv-a/namespace//kptjs is Current: Resource is current",
+        "inv-a/configmap/kptjs/cm2 is Current: Resource is always ready",
+        "inv-b/configmap/kptjs/cm2 is Current: Resource is always ready",
+        "inv-b/deployment.apps/kptjs/web is InProgress: Available: 0/1",
+      ].join("\n") + "\n",
+    );
+  });
+
+  it("json: each line's inventory-name is the inventory listing the object", async () => {
+    const p = printStatus(events(), { objects, output: "json" });
+    await p.result;
+    expect(p.text().trim().split("\n").map((l) => { const o = JSON.parse(l) as Record<string, string>; return `${o["inventory-name"]} ${o.kind}/${o.name}`; })).toEqual([
+      "inv-a Namespace/kptjs",
+      "inv-a ConfigMap/cm2",
+      "inv-b ConfigMap/cm2",
+      "inv-b Deployment/web",
+    ]);
+  });
+
+  it("table: one row per inventory and object, its inventory in INVENTORY_NAME", async () => {
+    const p = printStatus(events(), { objects, output: "table" });
+    await p.result;
+    expect(p.text().split("\n").slice(1, -1).map((row) => row.replace(/ {2,}/g, " | ").trim())).toEqual([
+      "| Namespace/kptjs | Current | - | - | Resource is current | inv-a |",
+      "kptjs | ConfigMap/cm2 | Current | - | - | Resource is always ready | inv-a |",
+      "kptjs | ConfigMap/cm2 | Current | - | - | Resource is always ready | inv-b |",
+      "kptjs | Deployment/web | InProgress | - | - | Available: 0/1 | inv-b |",
+    ]);
+  });
+});
+
+describe("status printer: --statuses", () => {
+  const events = () => streamOf([status(svc, "Current", "Service is ready"), status(dep, "InProgress", "Available: 0/1"), status(dep, "Current", "Deployment is available. Replicas: 1")]);
+  const statuses = new Set(["inprogress"]);
+
+  it.each(["events", "json"] as const)("%s: prints only the statuses asked for", async (output) => {
+    const p = printStatus(events(), { output, statuses });
+    await p.result;
+    const lines = p.text().trim().split("\n");
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toContain(output === "json" ? '"status":"InProgress"' : "deployment.apps/web is InProgress");
+  });
+
+  it("table: hides the rows in other statuses, Unknown ones before their first status included", async () => {
+    const ch = channel<StatusEvent>();
+    const p = printStatus(ch.iterable, { output: "table", objects: inventory([svc, dep]), statuses: new Set(["inprogress", "failed"]) });
+    ch.push(status(dep, "InProgress", "Available: 0/1"));
+    ch.close();
+    await p.result;
+    const rows = p.text().split("\n").slice(1, -1);
+    expect(rows).toHaveLength(1);
+    expect(rows[0]).toMatch(/^kptjs\s+Deployment\/web\s+InProgress/);
+  });
+});
+
 describe("status printer: json", () => {
   it("prints the binary's keys, sorted, with the inventory name", async () => {
     const p = printStatus(streamOf([status(dep, "Current", "Deployment is available. Replicas: 1"), status(ns, "Current", "Resource is current")]), { output: "json" });
@@ -83,7 +151,7 @@ describe("status printer: table", () => {
         status(dep, "Current", "Deployment is available. Replicas: 1", liveObject(dep, "2026-11-21T23:33:02Z", [{ type: "Available", status: "True" }])),
         status(cm2, "NotFound", "Resource not found"),
       ]),
-      { output: "table", objects: [svc, dep, ns, cm2] },
+      { output: "table" },
     );
     await p.result;
     expect(p.text().split("\n")).toEqual([
@@ -99,7 +167,7 @@ describe("status printer: table", () => {
   it("redraws every second on a terminal", async () => {
     vi.useFakeTimers();
     const ch = channel<StatusEvent>();
-    const p = printStatus(ch.iterable, { output: "table", tty: true, objects: [svc] });
+    const p = printStatus(ch.iterable, { output: "table", tty: true, objects: inventory([svc]) });
     await vi.advanceTimersByTimeAsync(0);
     const first = p.text();
     expect(first.split("\n")).toHaveLength(3);
@@ -115,7 +183,7 @@ describe("status printer: table", () => {
 
   it("truncates long names to the resource column", async () => {
     const long = ref("", "ConfigMap", "a-very-long-namespace", "x".repeat(60));
-    const p = printStatus(streamOf([status(long, "Current", "m".repeat(50))]), { output: "table" });
+    const p = printStatus(streamOf([status(long, "Current", "m".repeat(50))]), { output: "table", objects: inventory([long]) });
     await p.result;
     const row = p.text().split("\n")[1] ?? "";
     expect(row.slice(0, 12)).toBe("a-very-lon  ");
