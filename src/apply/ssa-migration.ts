@@ -1,5 +1,6 @@
-// The IO of client-side → server-side migration (csa-upgrade.ts decides): read the object whole
-// (the live cache keeps only a marker of the client-side entries), send kubectl's JSON patch of
+// The IO of client-side → server-side migration (csa-upgrade.ts decides), and of giving up the
+// fields a package leaves to other controllers (left-alone.ts): read the object whole (the live
+// cache keeps only a marker of the client-side entries), send kubectl's JSON patch of
 // managedFields guarded by the resourceVersion it was computed from, and on a conflict read and
 // try again, as kubectl does (5 tries). For previews, the same migration applied locally to what
 // the server's dry run answered.
@@ -7,11 +8,12 @@
 import { ApiError } from "../cluster/api-error.js";
 import type { Cluster } from "../cluster/types.js";
 import type { ObjRef } from "../model/ref.js";
-import type { ManagedFieldsEntry } from "../model/managed-fields.js";
+import { managedFieldsOf, type ManagedFieldsEntry } from "../model/managed-fields.js";
 import type { KubeObject } from "../model/kube-object.js";
 import { clientSideManagers, migratedManagedFields, migrationPatch, withManagedFields } from "./csa-upgrade.js";
 import type { PatchSchema } from "./csa/patch-schema.js";
 import { previewServerSideApply } from "./ssa-local.js";
+import { releasedManagedFields, type FieldPath } from "./left-alone.js";
 
 /** kubectl's maxPatchRetry. */
 const MAX_TRIES = 5;
@@ -22,14 +24,28 @@ export function migrationDue(live: KubeObject | undefined): boolean {
 }
 
 /**
- * Hands the client-side appliers' fields to `fieldManager` before its server-side apply. Returns
- * the object as migrated, or undefined when there was nothing to do (or it is gone).
+ * The managedFields before `fieldManager`'s next server-side apply: the client-side appliers'
+ * fields handed to it (kubectl's migration), then the fields in `release` given up by it (their
+ * values stay, owned by no one, instead of being removed by an apply that no longer sends them).
+ * Undefined when neither changes anything.
  */
-export async function migrateToServerSide(cluster: Cluster, ref: ObjRef, fieldManager: string, signal?: AbortSignal): Promise<KubeObject | undefined> {
+export function preparedManagedFields(live: KubeObject, fieldManager: string, release: readonly FieldPath[], now: Date): ManagedFieldsEntry[] | undefined {
+  const migrated = migratedManagedFields(live, fieldManager, now);
+  const released = release.length ? releasedManagedFields(migrated ?? managedFieldsOf(live), fieldManager, release) : undefined;
+  return released ?? migrated;
+}
+
+/**
+ * Hands the client-side appliers' fields to `fieldManager` before its server-side apply, and
+ * gives up those in `release`. Returns the object as changed, or undefined when there was
+ * nothing to do (or it is gone).
+ */
+export async function migrateToServerSide(cluster: Cluster, ref: ObjRef, fieldManager: string, o: { release?: readonly FieldPath[]; signal?: AbortSignal } = {}): Promise<KubeObject | undefined> {
+  const signal = o.signal;
   for (let attempt = 1; ; attempt++) {
     const live = await cluster.get(ref, signal);
     if (!live) return undefined;
-    const managedFields = migratedManagedFields(live, fieldManager, new Date());
+    const managedFields = preparedManagedFields(live, fieldManager, o.release ?? [], new Date());
     if (!managedFields) return undefined;
     try {
       return await cluster.patch(ref, migrationPatch(managedFields, live.metadata.resourceVersion), "json", { fieldManager, signal });
@@ -41,10 +57,13 @@ export async function migrateToServerSide(cluster: Cluster, ref: ObjRef, fieldMa
   }
 }
 
-/** The live object read whole, with the managedFields the migration would give it (undefined: nothing to migrate). */
-export async function readMigrated(cluster: Cluster, ref: ObjRef, fieldManager: string, signal?: AbortSignal): Promise<KubeObject | undefined> {
+/**
+ * The live object read whole, with the managedFields the migration (and the release of `release`)
+ * would give it (undefined: nothing to change).
+ */
+export async function readMigrated(cluster: Cluster, ref: ObjRef, fieldManager: string, release: readonly FieldPath[] = [], signal?: AbortSignal): Promise<KubeObject | undefined> {
   const live = await cluster.get(ref, signal);
-  const managedFields = live && migratedManagedFields(live, fieldManager, new Date());
+  const managedFields = live && preparedManagedFields(live, fieldManager, release, new Date());
   return live && managedFields ? withManagedFields(live, managedFields) : undefined;
 }
 
@@ -54,7 +73,7 @@ export async function readMigrated(cluster: Cluster, ref: ObjRef, fieldManager: 
  * would make `fieldManager`'s (the dry run cannot see them go, as the migration is not made).
  */
 export async function previewAfterMigration(cluster: Cluster, ref: ObjRef, desired: KubeObject, applied: KubeObject, fieldManager: string, schema: PatchSchema | undefined, signal?: AbortSignal): Promise<KubeObject> {
-  const migrated = await readMigrated(cluster, ref, fieldManager, signal);
+  const migrated = await readMigrated(cluster, ref, fieldManager, [], signal);
   if (!migrated) return applied;
   const preview = previewServerSideApply(desired, withManagedFields(applied, migrated.metadata.managedFields as ManagedFieldsEntry[]), fieldManager, schema);
   return { ...preview, metadata: { ...preview.metadata, managedFields: applied.metadata.managedFields } };

@@ -6,7 +6,7 @@
 
 import type { ApplyOperation, EngineEvent } from "../model/events.js";
 import type { KubeObject, SourcePos } from "../model/kube-object.js";
-import type { PlannedDelete, PlannedOperation, RunPlan } from "../model/plan.js";
+import type { PlannedApply, PlannedDelete, PlannedOperation, RunPlan } from "../model/plan.js";
 import { compareRefs, refKey, type ObjRef } from "../model/ref.js";
 import { maskSecretPair } from "./mask-secrets.js";
 import { jsonEqual, normalizeForDiff } from "./normalize.js";
@@ -46,8 +46,25 @@ const DONE: Record<ApplyOperation, ChangeOperation> = { created: "create", confi
 
 /** What the plan alone says of each object: its operation, or why the run leaves it alone. In kapp's order. */
 export function planChanges(plan: RunPlan): Change[] {
-  const applies = plan.command === "apply" ? plan.applies.map((p): Change => ({ ref: p.ref, operation: PLANNED[p.operation], ...(p.skip ? { skip: p.skip } : {}) })) : [];
+  const applies =
+    plan.command === "apply"
+      ? plan.applies.map((p): Change => {
+          const note = planNote(p);
+          return { ref: p.ref, operation: PLANNED[p.operation], ...(p.skip ? { skip: p.skip } : {}), ...(note ? { note } : {}) };
+        })
+      : [];
   return [...applies, ...plan.deletes.map(deleteChange)].sort(compareChanges);
+}
+
+/** What the plan says of how an object is applied, when that is worth a note: applied server-side and why, what it leaves to others. */
+export function planNote(p: PlannedApply): string | undefined {
+  const notes: string[] = [];
+  if (p.methodReason) notes.push(`applied server-side: ${p.methodReason}`);
+  const la = p.leftAlone;
+  if (la?.createOnly) notes.push("create-only: it exists, so it is left as it is");
+  if (la?.fields?.length) notes.push(`${la.fields.join(", ")} left to other managers${p.live ? "" : " once it exists"}`);
+  if (la?.release?.length) notes.push(`server-side apply's field manager gives up ${la.release.join(", ")} (the values stay)`);
+  return notes.length ? notes.join("; ") : undefined;
 }
 
 function deleteChange(d: PlannedDelete): Change {
@@ -84,8 +101,8 @@ export function changeSetOf(events: Iterable<EngineEvent>, o: { local?: string }
       if (e.status === "Failed") Object.assign(c, { error: e.error ?? "the server refused the dry run" }, e.source ? { source: e.source } : {}, masked(e.before, undefined));
       else if (e.status === "Skipped") Object.assign(c, e.error ? { skip: e.error } : {});
       else {
-        Object.assign(c, e.operation ? { operation: DONE[e.operation] } : {}, e.note ? { note: e.note } : {}, masked(e.before, e.after ?? e.before));
-        if (c.operation === "update" && !c.note && jsonEqual(c.before, c.after)) c.note = BOOKKEEPING_ONLY;
+        Object.assign(c, e.operation ? { operation: DONE[e.operation] } : {}, e.note ? { note: c.note ? `${c.note}; ${e.note}` : e.note } : {}, masked(e.before, e.after ?? e.before));
+        if (c.operation === "update" && !e.note && jsonEqual(c.before, c.after)) c.note = c.note ? `${c.note}; ${BOOKKEEPING_ONLY}` : BOOKKEEPING_ONLY;
       }
     } else if (e.type === "prune" || e.type === "delete") {
       if (e.status === "Failed") c.error ??= e.error ?? "the server refused the dry run";

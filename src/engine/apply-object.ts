@@ -12,6 +12,7 @@ import type { CsaPlan, PlannedApply, PlannedOperation } from "../model/plan.js";
 import type { LiveCache } from "../status/live-cache.js";
 import type { PatchSchema } from "../apply/csa/patch-schema.js";
 import { previewPlannedWrite, previewServerSide } from "../apply/local-preview.js";
+import { IGNORE_FIELDS_ANNOTATION, parseFieldPaths, withFieldsOf, type FieldPath } from "../apply/left-alone.js";
 import { migrateToServerSide, migrationDue, previewAfterMigration, readMigrated } from "../apply/ssa-migration.js";
 import { retryWhileWebhookUnavailable, WEBHOOK_RETRY_WITHOUT_TIMEOUT_MS, type WebhookRetry } from "../apply/webhook-retry.js";
 import { needsMergeSchema, planStillHolds, replanObject, type ObjectPlanOptions } from "../plan/plan-object.js";
@@ -63,7 +64,7 @@ function describeApiError(err: unknown, verb: string, serverSide: boolean, sourc
   const where = file ? ` "${file}"` : "";
   if (err instanceof ApiError) {
     if (err.status === 409 && err.causes.some((c) => c.reason === "FieldManagerConflict")) {
-      return `${err.message} (use --force-conflicts to take these fields over, or stop setting them in the package)`;
+      return `${err.message} (use --force-conflicts to take these fields over, or stop setting them in the package, or leave them to the other manager with the ${IGNORE_FIELDS_ANNOTATION} annotation)`;
     }
     // The cache saw it a moment ago: someone deleted it while this run was applying it.
     if (err.status === 404 && verb === "patching" && !(err instanceof NotServedError)) return `error when ${verb}${where}: ${err.message} (it was deleted meanwhile, perhaps by another run of this package: apply again)`;
@@ -114,11 +115,11 @@ export async function applyObject(ctx: ApplyObjectContext, planned: PlannedApply
       try {
         const after = await write(ctx, p, live, dryRun);
         // The server's answer: a server-side apply that changed nothing keeps the resourceVersion.
-        const kept = ctx.serverSide && !dryRun && live && after.metadata.resourceVersion === live.metadata.resourceVersion;
+        const kept = p.method === "server-side" && !dryRun && live && after.metadata.resourceVersion === live.metadata.resourceVersion;
         return { status: "Successful", operation: kept ? "unchanged" : DONE[p.operation], ...before, after };
       } catch (err) {
         // Created by someone else since we listed it: read it and decide again, once.
-        if (err instanceof ApiError && err.status === 409 && p.operation === "create" && !ctx.serverSide && attempt === 1) {
+        if (err instanceof ApiError && err.status === 409 && p.operation === "create" && p.method !== "server-side" && attempt === 1) {
           createdByLostTry = err.attempts > 1;
           live = await ctx.cluster.get(ref);
           continue;
@@ -140,28 +141,43 @@ export async function applyObject(ctx: ApplyObjectContext, planned: PlannedApply
     // What the server cannot preview because this apply creates the object's namespace or kind first.
     const blocked = dryRun ? blockedByPackage(err, planned, ctx.packageObjects) : undefined;
     if (blocked) return { status: "Successful", operation: DONE[planned.operation], ...before, after: planned.object, note: blocked };
-    return { status: "Failed", error: describeApiError(err, live ? "patching" : "creating", ctx.serverSide, source), ...before, ...(outcomeUnknown(err) ? { mayExist: true } : {}) };
+    return { status: "Failed", error: describeApiError(err, live ? "patching" : "creating", planned.method === "server-side", source), ...before, ...(outcomeUnknown(err) ? { mayExist: true } : {}) };
   }
 }
 
 /**
  * The write the plan says: server-side apply (after kubectl's migration of client-side field
- * ownership, so fields the package dropped go), or client-side apply's create or patch. A write
- * an admission webhook could not be called for is tried again until the wave's timeout.
+ * ownership, so fields the package dropped go, and after giving up the fields the package now
+ * leaves to others, so they stay), or client-side apply's create or patch. A write an admission
+ * webhook could not be called for is tried again until the wave's timeout.
  */
 async function write(ctx: ApplyObjectContext, p: PlannedApply, live: KubeObject | undefined, dryRun: boolean): Promise<KubeObject> {
   const retry = dryRun ? undefined : ctx.webhookRetry?.(p.ref);
   const send = <T>(fn: () => Promise<T>) => retryWhileWebhookUnavailable(fn, retry);
-  if (ctx.serverSide) {
+  if (p.method === "server-side") {
+    const release = fieldPaths(p.leftAlone?.release);
     const migrate = migrationDue(live);
-    if (migrate && !dryRun) await send(() => migrateToServerSide(ctx.cluster, p.ref, ctx.fieldManager));
-    const applied = await send(() => ctx.cluster.apply(p.object, { fieldManager: ctx.fieldManager, force: ctx.forceConflicts, dryRun }));
+    if ((migrate || release.length) && !dryRun) await send(() => migrateToServerSide(ctx.cluster, p.ref, ctx.fieldManager, { release }));
+    // A dry run cannot give fields up: sent with their values as they are, it shows what
+    // giving them up leaves (the same values).
+    const body = dryRun && release.length ? withFieldsOf(p.sent ?? p.object, live, release) : (p.sent ?? p.object);
+    const applied = await send(() => ctx.cluster.apply(body, { fieldManager: ctx.fieldManager, force: ctx.forceConflicts, dryRun }));
+    // Created with every field: those it leaves to others once it exists are given up at once.
+    const leaveNow = !live && !dryRun ? fieldPaths(p.leftAlone?.fields) : [];
+    if (leaveNow.length) return (await send(() => migrateToServerSide(ctx.cluster, p.ref, ctx.fieldManager, { release: leaveNow }))) ?? applied;
     // A dry run cannot make the migration: what it would remove is applied to the server's answer.
-    return migrate && dryRun ? previewAfterMigration(ctx.cluster, p.ref, p.object, applied, ctx.fieldManager, await ctx.schemaFor(p.object)) : applied;
+    return migrate && dryRun ? previewAfterMigration(ctx.cluster, p.ref, body, applied, ctx.fieldManager, await ctx.schemaFor(p.object)) : applied;
   }
   const csa = p.csa as Exclude<CsaPlan, { op: "unchanged" }>;
   if (csa.op === "create") return send(() => ctx.cluster.create(csa.body, { dryRun, fieldManager: "kubectl-client-side-apply" }));
   return send(() => ctx.cluster.patch(p.ref, csa.patch, csa.patchType, { dryRun, fieldManager: "kubectl-client-side-apply" }));
+}
+
+/** The plan's field paths (as written in the annotation) parsed again. */
+function fieldPaths(texts: readonly string[] | undefined): FieldPath[] {
+  if (!texts?.length) return [];
+  const parsed = parseFieldPaths(texts.join(","));
+  return "paths" in parsed ? parsed.paths : [];
 }
 
 /**
@@ -170,9 +186,10 @@ async function write(ctx: ApplyObjectContext, p: PlannedApply, live: KubeObject 
  */
 async function dryRunLocally(ctx: ApplyObjectContext, p: PlannedApply, live: KubeObject | undefined): Promise<ApplyObjectResult> {
   if (p.csa) return { status: "Successful", operation: DONE[p.operation], after: previewPlannedWrite(p.csa, live) };
-  // Applied client-side before: previewed as kubectl's migration would leave it.
-  const base = migrationDue(live) ? ((await readMigrated(ctx.cluster, p.ref, ctx.fieldManager)) ?? live) : live;
-  const after = previewServerSide(p.object, base, { fieldManager: ctx.fieldManager, schema: live ? await ctx.schemaFor(p.object) : undefined });
+  // Applied client-side before, or with fields to give up: previewed as the migration and the release would leave it.
+  const release = fieldPaths(p.leftAlone?.release);
+  const base = migrationDue(live) || release.length ? ((await readMigrated(ctx.cluster, p.ref, ctx.fieldManager, release)) ?? live) : live;
+  const after = previewServerSide(p.sent ?? p.object, base, { fieldManager: ctx.fieldManager, schema: live ? await ctx.schemaFor(p.object) : undefined });
   return { status: "Successful", operation: DONE[p.operation], after };
 }
 

@@ -5,6 +5,7 @@ import type { Cluster } from "../cluster/types.js";
 import type { Package } from "../model/kube-object.js";
 import { gatherApplyFacts, gatherDestroyFacts } from "../plan/gather.js";
 import { planApply } from "../plan/plan-apply.js";
+import { checkRemovalPatches } from "../plan/check-patches.js";
 import { planDestroy } from "../plan/plan-destroy.js";
 import type { RunPlan } from "../model/plan.js";
 import { resolveOptions, type EngineOptions } from "./options.js";
@@ -18,5 +19,5 @@ export async function previewPlan(command: "apply" | "destroy", pkg: Package, cl
   }
   const { facts, cache } = await gatherApplyFacts(pkg, cluster, o);
   cache.close();
-  return planApply(facts, { ...o, dryRun: true });
+  return checkRemovalPatches(planApply(facts, { ...o, dryRun: true }), cluster, o.signal);
 }

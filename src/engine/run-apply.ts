@@ -7,6 +7,7 @@ import type { EngineEvent } from "../model/events.js";
 import type { Package } from "../model/kube-object.js";
 import { gatherApplyFacts } from "../plan/gather.js";
 import { planApply, plannedRefs } from "../plan/plan-apply.js";
+import { checkRemovalPatches } from "../plan/check-patches.js";
 import { planChangesNothing } from "../model/plan.js";
 import { executeApply } from "./execute-apply.js";
 import { resolveOptions, type EngineOptions } from "./options.js";
@@ -18,7 +19,7 @@ export function runApply(pkg: Package, cluster: Cluster, options: EngineOptions 
     const dry = o.dryRun !== "none";
     const { facts, cache } = await gatherApplyFacts(pkg, cluster, o);
     try {
-      const plan = planApply(facts, { ...o, dryRun: dry });
+      const plan = await checkRemovalPatches(planApply(facts, { ...o, dryRun: dry }), cluster, o.signal);
       if (o.confirm && !dry) await o.confirm(plan);
       const info = plan.inventory.info;
       recorder.emit({ type: "init", command: "apply", dryRun: o.dryRun, inventory: { name: info.name, namespace: info.namespace, id: info.id }, objects: plannedRefs(plan), plan, changesNothing: planChangesNothing(plan) });

@@ -14,7 +14,37 @@ export type CsaPatchType = "strategic" | "merge";
 export type CsaPlan =
   | { op: "create"; body: KubeObject }
   | { op: "unchanged" }
-  | { op: "patch"; patchType: CsaPatchType; patch: object; preview: KubeObject };
+  | {
+      op: "patch";
+      patchType: CsaPatchType;
+      patch: object;
+      preview: KubeObject;
+      /**
+       * The patch only removes fields the package does not set (a `$retainKeys`, a list replaced
+       * by one without the server's defaults): the server may default them straight back, so only
+       * its dry run can tell whether the patch changes anything.
+       */
+      removesOnly?: true;
+    };
+
+/**
+ * How an object is applied: the run's way, or server-side for an object too large for
+ * client-side apply (its last-applied copy would not fit in the annotations the server stores).
+ */
+export type ApplyMethod = "client-side" | "server-side";
+
+/** What the package leaves to others on an object that exists (its kpt-ts.dev annotations, docs/other-controllers.md). */
+export interface LeftAlone {
+  /** `kpt-ts.dev/create-only`: created when missing, never written once it exists. */
+  createOnly?: true;
+  /** `kpt-ts.dev/ignore-fields`: the fields neither set nor removed once the object exists, as written. */
+  fields?: string[];
+  /**
+   * Server-side apply: the fields our field manager owned that it gives up (their values stay,
+   * owned by no one), so that applying without them does not remove them.
+   */
+  release?: string[];
+}
 
 /** kpt's prune decision for one object (prune/prune-filters.ts). */
 export type PruneDecision =
@@ -30,8 +60,18 @@ export type PlannedOperation = "create" | "update" | "unchanged";
 
 export interface PlannedApply {
   ref: ObjRef;
-  /** The object as it will be sent: namespace assigned, owning-inventory annotation set. */
+  /** The object as the package has it: namespace assigned, owning-inventory annotation set. */
   object: KubeObject;
+  /**
+   * The object as a server-side apply sends it, when that differs from `object`: without the
+   * fields it leaves to others (`leftAlone`), once it exists.
+   */
+  sent?: KubeObject;
+  /** How it is applied; `methodReason` says why when that is not the run's way. */
+  method: ApplyMethod;
+  methodReason?: string;
+  /** What the run leaves to others on this object (create-only, fields left alone). */
+  leftAlone?: LeftAlone;
   source: SourcePos;
   /** The object in the cluster before the run; absent when it does not exist. */
   live?: KubeObject;

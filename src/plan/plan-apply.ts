@@ -6,9 +6,10 @@
 import { crdMissingError } from "../inventory/cluster-inventory.js";
 import { formatBytes, inventoryBytes, inventoryFit, objectsThatFit } from "../inventory/inventory-size.js";
 import type { InventoryPolicy } from "../inventory/policy.js";
-import { PackageError } from "../model/errors.js";
+import { PackageError, type PackageIssue } from "../model/errors.js";
+import { CREATE_ONLY_ANNOTATION, hasLeftAloneAnnotations, IGNORE_FIELDS_ANNOTATION, leftAloneRules } from "../apply/left-alone.js";
 import { refKey, refOf, RefSet, type ObjRef } from "../model/ref.js";
-import type { InventoryInfo, KubeObject } from "../model/kube-object.js";
+import type { InventoryInfo, KubeObject, PackageObject } from "../model/kube-object.js";
 import { graphIssuesError } from "../order/graph-issues.js";
 import { orderWaves } from "../order/graph.js";
 import { pruneCandidates, stillThere } from "../prune/candidates.js";
@@ -38,6 +39,7 @@ export function planApply(facts: ApplyFacts, o: PlanApplyOptions): ApplyPlan {
   // Prune candidates are in the graph so that depending on one is "scheduled for delete", not external.
   const ordered = orderWaves([...facts.objects.map((po) => ({ ref: refOf(po.object), object: po.object })), ...candidates.map((ref) => ({ ref }))]);
   if (ordered.issues.length) throw graphIssuesError(ordered.issues, facts.objects);
+  refuseBadLeftAloneRules(facts.objects);
   const applyWaves = ordered.waves.map((w) => w.filter((r) => localRefs.has(r))).filter((w) => w.length);
 
   const namespacesInUse = new Set<string>([info.namespace, ...facts.objects.map((po) => po.object.metadata.namespace ?? "").filter(Boolean)]);
@@ -93,6 +95,20 @@ export function planApply(facts: ApplyFacts, o: PlanApplyOptions): ApplyPlan {
     ...(!stored || union.size !== previous.size ? { initialInventory: union.toArray() } : {}),
     ...(nsObject && !facts.live.has(refKey(refOf(nsObject.object))) ? { inventoryNamespace: nsObject } : {}),
   };
+}
+
+/** The kpt-ts.dev rules of what objects leave to others must all make sense before anything is decided. */
+function refuseBadLeftAloneRules(objects: readonly PackageObject[]): void {
+  const issues: PackageIssue[] = [];
+  for (const po of objects) {
+    if (!hasLeftAloneAnnotations(po.object)) continue;
+    for (const message of leftAloneRules(po.object).problems) {
+      const annotation = message.startsWith(CREATE_ONLY_ANNOTATION) ? CREATE_ONLY_ANNOTATION : IGNORE_FIELDS_ANNOTATION;
+      const line = po.lineOf?.(["metadata", "annotations", annotation]) ?? po.source.line;
+      issues.push({ source: { ...po.source, line }, object: `${po.object.kind}/${po.object.metadata.name ?? ""}`, message });
+    }
+  }
+  if (issues.length) throw new PackageError(issues, "See docs/other-controllers.md for the annotations kpt-ts reads.");
 }
 
 /**

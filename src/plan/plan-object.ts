@@ -6,10 +6,14 @@
 
 import { isCsaNoop, planClientSideApply } from "../apply/csa/plan-csa.js";
 import type { PatchSchema } from "../apply/csa/patch-schema.js";
+import { hasLeftAloneAnnotations, leftAloneRules, ownedLeftAlone, withoutFields, type LeftAloneRules } from "../apply/left-alone.js";
 import { isSsaNoop } from "../apply/ssa-noop.js";
+import { MAX_ANNOTATIONS_BYTES, storedAnnotationBytes } from "../apply/stored-annotations.js";
+import { formatBytes } from "../inventory/inventory-size.js";
 import { policyRefusal, type InventoryPolicy } from "../inventory/policy.js";
+import { deepEqualJson, type JsonValue } from "../apply/csa/json-value.js";
 import type { KubeObject } from "../model/kube-object.js";
-import type { CsaPlan, PlannedApply, PlannedOperation } from "../model/plan.js";
+import type { ApplyMethod, CsaPlan, LeftAlone, PlannedApply, PlannedOperation } from "../model/plan.js";
 
 export interface ObjectPlanOptions {
   serverSide: boolean;
@@ -26,6 +30,12 @@ export type MergeSchema = PatchSchema | undefined | Error;
 
 export interface ObjectDecision {
   operation: PlannedOperation;
+  /** Client-side or server-side, and why when not the run's way (see PlannedApply). */
+  method: ApplyMethod;
+  methodReason?: string;
+  /** The server-side apply's body when it is not the package's object (fields left alone). */
+  sent?: KubeObject;
+  leftAlone?: LeftAlone;
   /** Client-side apply's patch; absent for an update it could not compute (see `unplanned`). */
   csa?: CsaPlan;
   /** Why the patch could not be computed (its schema unreadable, objects that cannot be merged). */
@@ -34,18 +44,56 @@ export interface ObjectDecision {
   refusal?: string;
 }
 
-/**
- * Whether deciding this object needs its kind's merge schema: only client-side apply of an
- * object that exists and is not already as configured (a no-op never waits for an OpenAPI document).
- */
-export function needsMergeSchema(object: KubeObject, live: KubeObject | undefined, serverSide: boolean): boolean {
-  return !serverSide && live !== undefined && !isCsaNoop(object, live);
+const NO_RULES: LeftAloneRules = { createOnly: false, fields: [] };
+
+/** The object's kpt-ts.dev rules; the planner refuses bad ones before anything is decided (planApply). */
+function rulesOf(object: KubeObject): LeftAloneRules {
+  return hasLeftAloneAnnotations(object) ? leftAloneRules(object).rules : NO_RULES;
+}
+
+/** What client-side apply would send against `live`: the package's object, less the fields it leaves alone once the object exists. */
+function configFor(object: KubeObject, live: KubeObject | undefined, rules: LeftAloneRules): KubeObject {
+  return live && rules.fields.length ? withoutFields(object, rules.fields) : object;
 }
 
 /**
- * Create, update or unchanged, as the apply will find it: server-side apply by its no-op check,
- * client-side apply by kubectl's three-way patch. When the patch cannot be computed (its schema
- * could not be read, the objects cannot be merged), it is an update without a patch, and why.
+ * Client-side apply, unless the run applies server-side or the object is too large for it: the
+ * annotations the server would store (the package's, the owning-inventory one, and client-side
+ * apply's last-applied copy of the whole object) are over its limit of 256 KiB, measured as the
+ * API server measures them. An object already applied from this very configuration is known to
+ * fit (the server stored it), so a no-op pays for no measurement.
+ */
+function methodFor(config: KubeObject, live: KubeObject | undefined, serverSide: boolean): Pick<ObjectDecision, "method" | "methodReason"> {
+  if (serverSide) return { method: "server-side" };
+  if (live && isCsaNoop(config, live)) return { method: "client-side" };
+  const bytes = storedAnnotationBytes(config, "client-side");
+  if (bytes <= MAX_ANNOTATIONS_BYTES) return { method: "client-side" };
+  return {
+    method: "server-side",
+    methodReason: `too large for client-side apply: its annotations with the last-applied-configuration copy would be ${formatBytes(bytes)}, over the ${formatBytes(MAX_ANNOTATIONS_BYTES)} the API server stores`,
+  };
+}
+
+/**
+ * Whether deciding this object needs its kind's merge schema: only client-side apply of an
+ * object that exists and is not already as configured (a no-op never waits for an OpenAPI
+ * document), nor left as it is (create-only), nor too large for client-side apply.
+ */
+export function needsMergeSchema(object: KubeObject, live: KubeObject | undefined, serverSide: boolean): boolean {
+  if (serverSide || live === undefined) return false;
+  const rules = rulesOf(object);
+  if (rules.createOnly) return false;
+  const config = configFor(object, live, rules);
+  return !isCsaNoop(config, live) && methodFor(config, live, serverSide).method === "client-side";
+}
+
+/**
+ * Create, update or unchanged, as the apply will find it, and how it is applied: server-side
+ * apply by its no-op check, client-side apply by kubectl's three-way patch. When the patch
+ * cannot be computed (its schema could not be read, the objects cannot be merged), it is an
+ * update without a patch, and why. What the package leaves to others (left-alone.ts) is taken
+ * out first: a create-only object that exists is unchanged; fields left alone are neither sent
+ * nor removed.
  */
 export function decideObject(object: KubeObject, live: KubeObject | undefined, schema: MergeSchema, o: ObjectPlanOptions): ObjectDecision {
   const refusal = live ? policyRefusal(live, o.inventoryId, o.inventoryPolicy, "Apply") : undefined;
@@ -54,16 +102,53 @@ export function decideObject(object: KubeObject, live: KubeObject | undefined, s
 }
 
 function decideOperation(object: KubeObject, live: KubeObject | undefined, schema: MergeSchema, o: ObjectPlanOptions): ObjectDecision {
-  if (o.serverSide) return { operation: !live ? "create" : isSsaNoop(object, live, o.fieldManager) ? "unchanged" : "update" };
-  if (!live) return { operation: "create", csa: planClientSideApply(object, undefined, undefined) };
-  if (isCsaNoop(object, live)) return { operation: "unchanged", csa: { op: "unchanged" } };
-  if (schema instanceof Error) return { operation: "update", unplanned: schema.message };
-  try {
-    const csa = planClientSideApply(object, live, schema, o.fieldManager);
-    return { operation: csa.op === "unchanged" ? "unchanged" : "update", csa };
-  } catch (err) {
-    return { operation: "update", unplanned: err instanceof Error ? err.message : String(err) };
+  const rules = rulesOf(object);
+  if (live && rules.createOnly) {
+    const method: ApplyMethod = o.serverSide ? "server-side" : "client-side";
+    return { operation: "unchanged", method, leftAlone: { createOnly: true }, ...(method === "client-side" ? { csa: { op: "unchanged" as const } } : {}) };
   }
+  const config = configFor(object, live, rules);
+  const how = methodFor(config, live, o.serverSide);
+  const fields = rules.fields.length ? { fields: rules.fields.map((f) => f.text) } : undefined;
+  if (how.method === "server-side") {
+    // Fields our field manager owns and the package now leaves alone are given up before the
+    // apply that no longer sends them, which would otherwise remove them.
+    const release = live && fields ? ownedLeftAlone(live, o.fieldManager, rules.fields) : [];
+    const leftAlone = fields ? { leftAlone: { ...fields, ...(release.length ? { release } : {}) } } : {};
+    const sent = config !== object ? { sent: config } : {};
+    if (!live) return { operation: "create", ...how, ...leftAlone };
+    return { operation: release.length === 0 && isSsaNoop(config, live, o.fieldManager) ? "unchanged" : "update", ...how, ...sent, ...leftAlone };
+  }
+  const leftAlone = fields ? { leftAlone: fields } : {};
+  if (!live) return { operation: "create", ...how, ...leftAlone, csa: planClientSideApply(object, undefined, undefined, undefined, rules.fields) };
+  if (isCsaNoop(config, live)) return { operation: "unchanged", ...how, ...leftAlone, csa: { op: "unchanged" } };
+  if (schema instanceof Error) return { operation: "update", ...how, ...leftAlone, unplanned: schema.message };
+  try {
+    const csa = planClientSideApply(object, live, schema, o.fieldManager, rules.fields);
+    return { operation: csa.op === "unchanged" ? "unchanged" : "update", ...how, ...leftAlone, csa };
+  } catch (err) {
+    return { operation: "update", ...how, ...leftAlone, unplanned: err instanceof Error ? err.message : String(err) };
+  }
+}
+
+/**
+ * A client-side patch that only removes what the package does not set (CsaPlan's `removesOnly`),
+ * decided with the server's dry run of it (`stored`: what the server answered it would store): unchanged when
+ * that is the live object as it is (the server filled the fields straight back in), else the update.
+ */
+export function settleRemovalPatch(p: PlannedApply, stored: KubeObject): PlannedApply {
+  if (!p.live || p.csa?.op !== "patch" || !p.csa.removesOnly) return p;
+  if (!sameStoredObject(stored, p.live)) return p;
+  return { ...p, operation: "unchanged", csa: { op: "unchanged" } };
+}
+
+/** Equal but for what every write (or dry run) may touch: resourceVersion, generation, managedFields. */
+function sameStoredObject(a: KubeObject, b: KubeObject): boolean {
+  const strip = (x: KubeObject) => {
+    const { managedFields: _m, resourceVersion: _r, generation: _g, ...metadata } = x.metadata;
+    return { ...x, metadata };
+  };
+  return deepEqualJson(strip(a) as unknown as JsonValue, strip(b) as unknown as JsonValue);
 }
 
 /** True while the live object is the one the plan decided against (same uid and resourceVersion, or both absent). */
@@ -77,14 +162,7 @@ export function planStillHolds(p: Pick<PlannedApply, "live">, live: KubeObject |
  * asks only for objects the plan does not skip: a skip stands as planned).
  */
 export function replanObject(p: PlannedApply, live: KubeObject | undefined, schema: MergeSchema, o: ObjectPlanOptions): PlannedApply {
-  const { live: _old, csa: _csa, unplanned: _u, skip: _skip, ...rest } = p;
-  const d = decideObject(p.object, live, schema, o);
-  return {
-    ...rest,
-    ...(live ? { live } : {}),
-    operation: d.operation,
-    ...(d.csa ? { csa: d.csa } : {}),
-    ...(d.unplanned ? { unplanned: d.unplanned } : {}),
-    ...(d.refusal ? { skip: d.refusal } : {}),
-  };
+  const { live: _old, csa: _csa, unplanned: _u, skip: _skip, sent: _sent, leftAlone: _la, methodReason: _mr, ...rest } = p;
+  const { refusal, ...d } = decideObject(p.object, live, schema, o);
+  return { ...rest, ...(live ? { live } : {}), ...d, ...(refusal ? { skip: refusal } : {}) };
 }

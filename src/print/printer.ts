@@ -3,6 +3,7 @@
 
 import type { EngineEvent, RunStats } from "../model/events.js";
 import { formatRef } from "../model/ref.js";
+import type { ApplyPlan } from "../model/plan.js";
 import { githubAnnotation } from "./error-report.js";
 import { printEvents } from "./events-printer.js";
 import { printJson } from "./json-printer.js";
@@ -52,8 +53,16 @@ async function* escapeEvents(events: AsyncIterable<EngineEvent>): AsyncIterable<
 export const CRD_NOTICE = "installing inventory ResourceGroup CRD.";
 
 /**
+ * One line per object applied otherwise than the run's way (too large for client-side apply, so
+ * applied server-side), on every run that applies it, dry runs included.
+ */
+export function methodNotices(plan: ApplyPlan): string[] {
+  return plan.applies.filter((p) => p.methodReason && !p.skip).map((p) => `${formatRef(p.ref)} is applied server-side: ${p.methodReason}.`);
+}
+
+/**
  * Passes the events through, writing to stderr what no output format has a place for: kpt's notice
- * that apply installs the ResourceGroup CRD; once, the line saying a dry run was computed locally
+ * that apply installs the ResourceGroup CRD; which objects are applied server-side and why; once, the line saying a dry run was computed locally
  * (a read-only identity); and under GitHub Actions an annotation for each apply failure traced to a
  * file and line.
  */
@@ -61,6 +70,7 @@ async function* withSideNotes(events: AsyncIterable<EngineEvent>, opts: PrintOpt
   let localSaid = false;
   for await (const e of events) {
     if (e.type === "init" && e.dryRun === "none" && e.plan?.command === "apply" && e.plan.installCrd) opts.stderr.write(`${CRD_NOTICE}\n`);
+    if (e.type === "init" && e.plan?.command === "apply") for (const line of methodNotices(e.plan)) opts.stderr.write(`${line}\n`);
     if (e.type === "apply" && e.local && !localSaid) {
       localSaid = true;
       opts.stderr.write(`${e.local}\n`);

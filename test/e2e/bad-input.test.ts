@@ -9,7 +9,7 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { BAD_INPUT_CASES, expectedPrefix, writeBadInputCase, type BadInputCase } from "../corpus/bad-input.js";
 import { writePackage } from "../helpers/fixtures.js";
-import { createNamespace, kptTs } from "../helpers/run.js";
+import { createNamespace, kptTs, type RunResult } from "../helpers/run.js";
 import { clusterAccess, writeKubeconfig } from "../helpers/credentials.js";
 import { clusterInventory, configMap, getObject, listObjects, printed } from "../helpers/scenario.js";
 
@@ -119,18 +119,44 @@ describe("kpt-ts live apply on bad input", () => {
     await expectNothingApplied(ns, dir);
   });
 
-  it("a 400 KiB ConfigMap: client-side apply fails on its last-applied annotation and says to use --server-side, which applies it", async () => {
+  it("a 400 KiB ConfigMap: too large for client-side apply's last-applied copy, found while planning and applied server-side on its own, with one notice on every run", async () => {
     const ns = await createNamespace("e2e-bad-big");
     const dir = await writePackage({
       "resourcegroup.yaml": `apiVersion: kpt.dev/v1alpha1\nkind: ResourceGroup\nmetadata:\n  name: inventory-big\n  namespace: ${ns}\n  labels:\n    cli-utils.sigs.k8s.io/inventory-id: big-${ns}\n`,
       "big.yaml": configMap("big", ns, { blob: "x".repeat(400 * 1024) }),
+      "small.yaml": configMap("small", ns),
     });
-    const csa = await kptTs(["live", "apply", dir]);
-    expect(csa.code, printed(csa)).toBe(3);
-    expect(csa.stdout).toMatch(/configmap\/big apply failed: .*metadata\.annotations: Too long.*; client-side apply keeps a copy of the object in its last-applied-configuration annotation, which the server limits to 256 KiB: apply with --server-side/);
+    const notices = (r: RunResult) => r.stderr.split("\n").filter((l) => l.includes("is applied server-side"));
+    const NOTICE = /^configmap\/big is applied server-side: too large for client-side apply: its annotations with the last-applied-configuration copy would be \d+ KiB, over the 256 KiB the API server stores\.$/;
+
+    const dry = await kptTs(["live", "apply", "--dry-run", dir]);
+    expect(dry.code, printed(dry)).toBe(0);
+    expect(notices(dry)).toEqual([expect.stringMatching(NOTICE)]);
+
+    const first = await kptTs(["live", "apply", dir]);
+    expect(first.code, printed(first)).toBe(0);
+    expect(first.stdout).toContain("configmap/big created");
+    expect(notices(first)).toEqual([expect.stringMatching(NOTICE)]);
+    // Server-side with the run's field manager and no last-applied copy; the rest stays client-side.
+    const big = await getObject("configmap", "big", ns, { managedFields: true });
+    expect(big?.metadata.annotations?.["kubectl.kubernetes.io/last-applied-configuration"]).toBeUndefined();
+    expect((big?.metadata.managedFields as { manager: string; operation: string }[]).map((e) => `${e.manager} (${e.operation})`)).toEqual(["kubectl (Apply)"]); // the --field-manager default, as kpt's
+    const small = await getObject("configmap", "small", ns);
+    expect(small?.metadata.annotations?.["kubectl.kubernetes.io/last-applied-configuration"]).toBeDefined();
+
+    const again = await kptTs(["live", "apply", dir]);
+    expect(again.code, printed(again)).toBe(0);
+    expect(again.stdout).toContain("configmap/big unchanged");
+    expect(notices(again)).toEqual([expect.stringMatching(NOTICE)]);
+
+    const diff = await kptTs(["live", "diff", dir]);
+    expect(diff.code, printed(diff)).toBe(0);
+    expect(diff.stdout).toMatch(/big\s+ConfigMap\s+noop\s+applied server-side: too large for client-side apply/);
+
     const ssa = await kptTs(["live", "apply", "--server-side", dir]);
     expect(ssa.code, printed(ssa)).toBe(0);
-    expect(ssa.stdout).toContain("configmap/big created");
+    expect(ssa.stdout).toContain("configmap/big unchanged");
+    expect(notices(ssa)).toEqual([]);
   });
 
   it("-v before the package path takes no level from it: the package given is read, not the current directory", async () => {

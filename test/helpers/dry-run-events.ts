@@ -32,6 +32,7 @@ export function dryRunEvents(o: { applies?: DryApply[]; deletes?: DryDelete[]; w
     ref: a.ref,
     object: a.live ?? { apiVersion: "v1", kind: a.ref.kind, metadata: { name: a.ref.name, namespace: a.ref.namespace } },
     source: { file: `${a.ref.name}.yaml`, line: 1 },
+    method: "client-side",
     ...(a.live ? { live: a.live } : {}),
     operation: a.planned ?? (a.live ? "update" : "create"),
     ...(a.skip ? { skip: a.skip } : {}),

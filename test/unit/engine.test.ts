@@ -688,7 +688,7 @@ const scenarios: Scenario[] = [
       "Inventory Started",
       "Inventory Finished",
       "Apply Started 0",
-      "apply Failed ConfigMap/config: Apply failed with 1 conflict: conflict with \"someone-else\": .data.key (use --force-conflicts to take these fields over, or stop setting them in the package)",
+      "apply Failed ConfigMap/config: Apply failed with 1 conflict: conflict with \"someone-else\": .data.key (use --force-conflicts to take these fields over, or stop setting them in the package, or leave them to the other manager with the kpt-ts.dev/ignore-fields annotation)",
       "Apply Finished 0",
       "Wait Started 0",
       "wait Skipped ConfigMap/config",

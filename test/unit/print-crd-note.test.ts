@@ -11,7 +11,7 @@ import { applyFirst, captureStream, streamOf } from "./print-scenarios.js";
 async function withPlan(installCrd: boolean, dryRun: "none" | "client"): Promise<EngineEvent[]> {
   const [init, ...rest] = await applyFirst();
   if (init?.type !== "init") throw new Error("applyFirst() starts with init");
-  return [{ ...init, dryRun, plan: { command: "apply", installCrd } as unknown as RunPlan }, ...rest];
+  return [{ ...init, dryRun, plan: { command: "apply", installCrd, applies: [] } as unknown as RunPlan }, ...rest];
 }
 
 async function print(events: EngineEvent[], output: OutputFormat) {

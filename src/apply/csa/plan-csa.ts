@@ -9,6 +9,8 @@ import { applyMergePatch, applyStrategicPatch } from "./apply-patch.js";
 import { lastAppliedOf, lastAppliedValue, withLastApplied } from "./last-applied.js";
 import type { PatchSchema } from "./patch-schema.js";
 import { appliedByManager } from "../ssa-local.js";
+import { isSubset } from "../ssa-noop.js";
+import { withoutFields, type FieldPath } from "../left-alone.js";
 import { storedForm } from "./stored-form.js";
 import { containsJson, deepEqualJson, type JsonValue } from "./json-value.js";
 import { createThreeWayMergePatch, createThreeWayStrategicPatch, isEmptyPatch, mergeAdditions, strategicAdditions } from "./three-way-patch.js";
@@ -60,31 +62,39 @@ export function lastAppliedFor(live: KubeObject, ssaManager?: string): object | 
 /**
  * Throws PatchError when the objects cannot be patched (e.g. a merge-list item without its key).
  * `ssaManager`: the server-side field manager, whose fields stand for the annotation when there
- * is none (see lastAppliedFor).
+ * is none (see lastAppliedFor). `leftAlone`: fields the package leaves to others once the object
+ * exists (left-alone.ts): left out of the configuration and of what was applied last, so the
+ * patch neither sets nor removes them; a create sends them, and records the configuration
+ * without them, as every later apply will compute it.
  */
-export function planClientSideApply(desired: KubeObject, live: KubeObject | undefined, schema: PatchSchema | undefined, ssaManager?: string): CsaPlan {
-  if (live && lastAppliedUnchanged(desired, live)) {
+export function planClientSideApply(desired: KubeObject, live: KubeObject | undefined, schema: PatchSchema | undefined, ssaManager?: string, leftAlone: readonly FieldPath[] = []): CsaPlan {
+  if (!live) {
+    const body = withLastApplied(desired);
+    if (leftAlone.length) body.metadata.annotations![LAST_APPLIED_ANNOTATION] = lastAppliedValue(withoutFields(desired, leftAlone));
+    return { op: "create", body };
+  }
+  const config = leftAlone.length ? withoutFields(desired, leftAlone) : desired;
+  if (lastAppliedUnchanged(config, live)) {
     // Nothing to delete (see strategicAdditions): unchanged when nothing is to be added or
     // changed either. Otherwise the full patch below decides.
-    const additions = schema ? strategicAdditions(live, desired, schema) : mergeAdditions(live, desired);
+    const additions = schema ? strategicAdditions(live, config, schema) : mergeAdditions(live, config);
     if (isEmptyPatch(additions)) return { op: "unchanged" };
   }
-  const modified = withLastApplied(desired);
-  if (!live) return { op: "create", body: modified };
-  const original = lastAppliedFor(live, ssaManager);
-  if (schema) {
-    const patch = createThreeWayStrategicPatch(original, modified, live, schema);
-    if (isEmptyPatch(patch)) return { op: "unchanged" };
-    const preview = applyStrategicPatch(live, patch, schema) as KubeObject;
-    // Some patches restate what is there (a `$retainKeys` for server-filled fields, an element
-    // order with extra live items, a Secret's stringData the server folds into the same data):
-    // the stored object would not change, so it is not written.
-    if (deepEqualJson(storedForm(preview, live) as unknown as JsonValue, live as unknown as JsonValue)) return { op: "unchanged" };
-    return { op: "patch", patchType: "strategic", patch, preview };
-  }
-  const patch = createThreeWayMergePatch(original, modified, live);
+  const modified = withLastApplied(config);
+  const applied = lastAppliedFor(live, ssaManager);
+  const original = applied && leftAlone.length ? withoutFields(applied, leftAlone) : applied;
+  const patchType = schema ? "strategic" : "merge";
+  const patch = schema ? createThreeWayStrategicPatch(original, modified, live, schema) : createThreeWayMergePatch(original, modified, live);
   if (isEmptyPatch(patch)) return { op: "unchanged" };
-  const preview = applyMergePatch(live, patch) as KubeObject;
-  if (deepEqualJson(storedForm(preview, live) as unknown as JsonValue, live as unknown as JsonValue)) return { op: "unchanged" };
-  return { op: "patch", patchType: "merge", patch, preview };
+  const preview = (schema ? applyStrategicPatch(live, patch, schema) : applyMergePatch(live, patch)) as KubeObject;
+  // Some patches restate what is there (an element order with extra live items, a Secret's
+  // stringData the server folds into the same data): the stored object would not change, so it
+  // is not written.
+  const stored = storedForm(preview, live) as unknown as JsonValue;
+  if (deepEqualJson(stored, live as unknown as JsonValue)) return { op: "unchanged" };
+  // Others only take away what the package does not set (a `$retainKeys` that drops a
+  // server-filled key, a list replaced by the package's, without the defaults the server filled
+  // in): the server may fill them straight back in, and only it knows its defaults.
+  const removesOnly = isSubset(stored, live) ? { removesOnly: true as const } : {};
+  return { op: "patch", patchType, patch, preview, ...removesOnly };
 }

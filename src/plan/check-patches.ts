@@ -1,0 +1,35 @@
+// The server's word on the client-side patches the planner cannot judge alone: a patch that only
+// takes away fields the package does not set (a `$retainKeys` that drops the Deployment
+// strategy's `type`, a NetworkPolicy's ports replaced by the package's, which leave out the
+// `protocol: TCP` the server filled in) changes nothing when the server fills them straight back
+// in, and only the server knows its defaults (built in, a CRD's schema, a mutating webhook). A dry
+// run of each such patch decides it (plan-object.ts settleRemovalPatch): kubectl and kpt write
+// these every run and say `configured`; kpt-ts writes nothing and says `unchanged`. The one IO
+// step after planning, and it only reads: a refused or failed dry run leaves the update planned.
+
+import type { Cluster } from "../cluster/types.js";
+import type { ApplyPlan, PlannedApply } from "../model/plan.js";
+import { settleRemovalPatch } from "./plan-object.js";
+
+/** Dry runs at once: these are few (a handful per bundle), but a package may have hundreds. */
+const AT_ONCE = 16;
+
+function needsCheck(p: PlannedApply): boolean {
+  return !p.skip && p.csa?.op === "patch" && p.csa.removesOnly === true;
+}
+
+export async function checkRemovalPatches(plan: ApplyPlan, cluster: Cluster, signal?: AbortSignal): Promise<ApplyPlan> {
+  const todo = plan.applies.filter(needsCheck);
+  if (todo.length === 0) return plan;
+  const settled = new Map<PlannedApply, PlannedApply>();
+  for (let i = 0; i < todo.length; i += AT_ONCE) {
+    await Promise.all(
+      todo.slice(i, i + AT_ONCE).map(async (p) => {
+        if (p.csa?.op !== "patch") return;
+        const stored = await cluster.patch(p.ref, p.csa.patch, p.csa.patchType, { dryRun: true, fieldManager: "kubectl-client-side-apply", signal }).catch(() => undefined);
+        if (stored) settled.set(p, settleRemovalPatch(p, stored));
+      }),
+    );
+  }
+  return { ...plan, applies: plan.applies.map((p) => settled.get(p) ?? p) };
+}
