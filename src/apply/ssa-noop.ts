@@ -24,6 +24,28 @@ export function isSubset(want: Json, have: Json): boolean {
   return want === have;
 }
 
+/**
+ * As isSubset, but a field `have` lacks may hold a zero value in `want` (false, 0, "", an empty
+ * list or map): the server's Go types omit those when empty (omitempty, a CRD's
+ * `preserveUnknownFields: false`), so whether writing one changes anything is the server's call.
+ */
+export function isSubsetBarZeroValues(want: Json, have: Json): boolean {
+  if (isObj(want)) {
+    if (!isObj(have)) return false;
+    return Object.entries(want).every(([k, v]) => (v === null ? !(k in have) || have[k] === null : k in have ? isSubsetBarZeroValues(v, have[k]) : isZeroValue(v)));
+  }
+  if (Array.isArray(want)) {
+    return Array.isArray(have) && want.length === have.length && want.every((v, i) => isSubsetBarZeroValues(v, have[i]));
+  }
+  return want === have;
+}
+
+function isZeroValue(v: Json): boolean {
+  if (isObj(v)) return Object.values(v).every(isZeroValue);
+  if (Array.isArray(v)) return v.length === 0;
+  return v === false || v === 0 || v === "" || v === null;
+}
+
 /** Finds the item a managedFields list key (`k:{...}`, `v:...`, `i:N`) names in a list. */
 export function findItem(list: Json[], key: string): Json | undefined {
   const body = key.slice(2);

@@ -15,7 +15,7 @@ import { previewPlannedWrite, previewServerSide } from "../apply/local-preview.j
 import { IGNORE_FIELDS_ANNOTATION, parseFieldPaths, withFieldsOf, type FieldPath } from "../apply/left-alone.js";
 import { migrateToServerSide, migrationDue, previewAfterMigration, readMigrated } from "../apply/ssa-migration.js";
 import { retryWhileWebhookUnavailable, WEBHOOK_RETRY_WITHOUT_TIMEOUT_MS, type WebhookRetry } from "../apply/webhook-retry.js";
-import { needsMergeSchema, planStillHolds, replanObject, type ObjectPlanOptions } from "../plan/plan-object.js";
+import { needsMergeSchema, planStillHolds, replanObject, sameStoredObject, type ObjectPlanOptions } from "../plan/plan-object.js";
 
 export interface ApplyObjectContext extends ObjectPlanOptions {
   cluster: Cluster;
@@ -114,8 +114,11 @@ export async function applyObject(ctx: ApplyObjectContext, planned: PlannedApply
       if (ctx.dryRun === "client") return { ...(await dryRunLocally(ctx, p, live)), ...before };
       try {
         const after = await write(ctx, p, live, dryRun);
-        // The server's answer: a server-side apply that changed nothing keeps the resourceVersion.
-        const kept = p.method === "server-side" && !dryRun && live && after.metadata.resourceVersion === live.metadata.resourceVersion;
+        // The server's answer: a server-side apply that changed nothing keeps the resourceVersion;
+        // a dry run keeps it either way, so there the answer must be the live object as it is (a
+        // zero value the server omits, such as a CRD's `preserveUnknownFields: false`), but for
+        // the bookkeeping a preview does not show.
+        const kept = p.method === "server-side" && live && (dryRun ? sameStoredObject(after, live) : after.metadata.resourceVersion === live.metadata.resourceVersion);
         return { status: "Successful", operation: kept ? "unchanged" : DONE[p.operation], ...before, after };
       } catch (err) {
         // Created by someone else since we listed it: read it and decide again, once.

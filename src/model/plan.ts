@@ -21,10 +21,10 @@ export type CsaPlan =
       preview: KubeObject;
       /**
        * The patch only removes fields the package does not set (a `$retainKeys`, a list replaced
-       * by one without the server's defaults): the server may default them straight back, so only
-       * its dry run can tell whether the patch changes anything.
+       * by one without the server's defaults) or adds zero values the server omits: the server
+       * may undo it straight away, so only its dry run can tell whether the patch changes anything.
        */
-      removesOnly?: true;
+      serverMaySettle?: true;
     };
 
 /**

@@ -2,7 +2,8 @@
 // takes away fields the package does not set (a `$retainKeys` that drops the Deployment
 // strategy's `type`, a NetworkPolicy's ports replaced by the package's, which leave out the
 // `protocol: TCP` the server filled in) changes nothing when the server fills them straight back
-// in, and only the server knows its defaults (built in, a CRD's schema, a mutating webhook). A dry
+// in; nor does one that adds only a zero value the server omits (a CRD's
+// `preserveUnknownFields: false`, Argo Rollouts' CRDs). Only the server knows its defaults (built in, a CRD's schema, a mutating webhook). A dry
 // run of each such patch decides it (plan-object.ts settleRemovalPatch): kubectl and kpt write
 // these every run and say `configured`; kpt-ts writes nothing and says `unchanged`. The one IO
 // step after planning, and it only reads: a refused or failed dry run leaves the update planned.
@@ -15,7 +16,7 @@ import { settleRemovalPatch } from "./plan-object.js";
 const AT_ONCE = 16;
 
 function needsCheck(p: PlannedApply): boolean {
-  return !p.skip && p.csa?.op === "patch" && p.csa.removesOnly === true;
+  return !p.skip && p.csa?.op === "patch" && p.csa.serverMaySettle === true;
 }
 
 export async function checkRemovalPatches(plan: ApplyPlan, cluster: Cluster, signal?: AbortSignal): Promise<ApplyPlan> {

@@ -132,18 +132,19 @@ function decideOperation(object: KubeObject, live: KubeObject | undefined, schem
 }
 
 /**
- * A client-side patch that only removes what the package does not set (CsaPlan's `removesOnly`),
+ * A client-side patch that only removes what the package does not set, or adds zero values the
+ * server omits (CsaPlan's `serverMaySettle`),
  * decided with the server's dry run of it (`stored`: what the server answered it would store): unchanged when
  * that is the live object as it is (the server filled the fields straight back in), else the update.
  */
 export function settleRemovalPatch(p: PlannedApply, stored: KubeObject): PlannedApply {
-  if (!p.live || p.csa?.op !== "patch" || !p.csa.removesOnly) return p;
+  if (!p.live || p.csa?.op !== "patch" || !p.csa.serverMaySettle) return p;
   if (!sameStoredObject(stored, p.live)) return p;
   return { ...p, operation: "unchanged", csa: { op: "unchanged" } };
 }
 
 /** Equal but for what every write (or dry run) may touch: resourceVersion, generation, managedFields. */
-function sameStoredObject(a: KubeObject, b: KubeObject): boolean {
+export function sameStoredObject(a: KubeObject, b: KubeObject): boolean {
   const strip = (x: KubeObject) => {
     const { managedFields: _m, resourceVersion: _r, generation: _g, ...metadata } = x.metadata;
     return { ...x, metadata };

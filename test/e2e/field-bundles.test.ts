@@ -49,6 +49,9 @@ const BUNDLES: Bundle[] = [
   // case on a private one). Here: the Deployment's strategy patch ($retainKeys), which kubectl
   // and kpt write on every apply, is `unchanged`.
   { name: "metrics-server", folder: "metrics-server", leaveOut: ["apiservice.yaml"], inventoryNamespace: "kube-system", objects: 8, tooLarge: [] },
+  // A fourth, chosen for the suite: 5 CRDs of 150 to 200 KB (each fits client-side apply's copy),
+  // a controller Deployment, RBAC and a Secret, as `kubectl apply -n argo-rollouts -f install.yaml`.
+  { name: "argo-rollouts", folder: "argo-rollouts", objects: 15, tooLarge: [] },
 ];
 
 async function packageOf(b: Bundle): Promise<string> {

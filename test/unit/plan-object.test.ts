@@ -222,7 +222,7 @@ describe("a client-side patch that only takes away what the server defaults (met
   it("is planned as an update that only removes, for the server's dry run to settle", () => {
     const d = decideObject(pkg(), live, apps, CSA);
     expect(d.operation).toBe("update");
-    expect(d.csa).toMatchObject({ op: "patch", removesOnly: true });
+    expect(d.csa).toMatchObject({ op: "patch", serverMaySettle: true });
   });
 
   it.each([
@@ -241,6 +241,30 @@ describe("a client-side patch that only takes away what the server defaults (met
     changed.spec.strategy.rollingUpdate.maxUnavailable = 1;
     const d = decideObject(changed, live, apps, CSA);
     expect(d.csa).toMatchObject({ op: "patch" });
-    expect((d.csa as { removesOnly?: true }).removesOnly).toBeUndefined();
+    expect((d.csa as { serverMaySettle?: true }).serverMaySettle).toBeUndefined();
+  });
+});
+
+describe("a client-side patch that only adds zero values the server omits (Argo Rollouts' CRDs)", () => {
+  // The package says `preserveUnknownFields: false`; the server's CRD type drops a false there, so
+  // the live object never has it and kubectl's patch restates it on every apply.
+  const pkg = (): KubeObject => ({ apiVersion: "v1", kind: "ConfigMap", metadata: { name: "c", namespace: "ns" }, data: { a: "1" }, spec: { preserveUnknownFields: false, versions: [] } }) as unknown as KubeObject;
+  const live = storedCsa(withLastApplied(pkg()), (o) => {
+    delete o.spec.preserveUnknownFields;
+    delete o.spec.versions;
+  });
+
+  it("is planned as an update for the server's dry run to settle", () => {
+    const d = decideObject(pkg(), live, undefined, CSA);
+    expect(d.operation).toBe("update");
+    expect(d.csa).toMatchObject({ op: "patch", serverMaySettle: true });
+  });
+
+  it("a patch that adds a value that is not a zero value is never settled away", () => {
+    const changed = pkg() as any;
+    changed.spec.preserveUnknownFields = true;
+    const d = decideObject(changed, live, undefined, CSA);
+    expect(d.csa).toMatchObject({ op: "patch" });
+    expect((d.csa as { serverMaySettle?: true }).serverMaySettle).toBeUndefined();
   });
 });

@@ -275,6 +275,7 @@ async function launch(dir: string, bins: Binaries, log: Log): Promise<ClusterSta
     ]),
   );
 
+  const NODE_CAPACITY = { cpu: "1k", memory: "1Ti", pods: "1M", "ephemeral-storage": "1Ti" };
   for (let i = 0; i < NODE_COUNT; i++) {
     const name = `kwok-node-${i}`;
     const res = await apiJson(state, "POST", "/api/v1/nodes", {
@@ -286,7 +287,9 @@ async function launch(dir: string, bins: Binaries, log: Log): Promise<ClusterSta
         labels: { "kubernetes.io/hostname": name, "kubernetes.io/os": "linux", "kubernetes.io/arch": "amd64", type: "kwok" },
       },
       // Loopback only: kwok's default 192.0.2.x addresses would make the apiserver dial off the box.
-      status: { addresses: [{ type: "InternalIP", address: "127.0.0.1" }] },
+      // Capacity as kwok's defaults, plus ephemeral storage, which real nodes report and bundles'
+      // Pods request (Argo Rollouts' controller: without it the Pod is never scheduled).
+      status: { addresses: [{ type: "InternalIP", address: "127.0.0.1" }], capacity: NODE_CAPACITY, allocatable: NODE_CAPACITY },
     });
     if (res.status !== 201 && res.status !== 409) throw new Error(`creating node ${name} failed: HTTP ${res.status} ${JSON.stringify(res.json)}`);
   }

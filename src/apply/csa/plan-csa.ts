@@ -9,7 +9,7 @@ import { applyMergePatch, applyStrategicPatch } from "./apply-patch.js";
 import { lastAppliedOf, lastAppliedValue, withLastApplied } from "./last-applied.js";
 import type { PatchSchema } from "./patch-schema.js";
 import { appliedByManager } from "../ssa-local.js";
-import { isSubset } from "../ssa-noop.js";
+import { isSubset, isSubsetBarZeroValues } from "../ssa-noop.js";
 import { withoutFields, type FieldPath } from "../left-alone.js";
 import { storedForm } from "./stored-form.js";
 import { containsJson, deepEqualJson, type JsonValue } from "./json-value.js";
@@ -94,7 +94,8 @@ export function planClientSideApply(desired: KubeObject, live: KubeObject | unde
   if (deepEqualJson(stored, live as unknown as JsonValue)) return { op: "unchanged" };
   // Others only take away what the package does not set (a `$retainKeys` that drops a
   // server-filled key, a list replaced by the package's, without the defaults the server filled
-  // in): the server may fill them straight back in, and only it knows its defaults.
-  const removesOnly = isSubset(stored, live) ? { removesOnly: true as const } : {};
-  return { op: "patch", patchType, patch, preview, ...removesOnly };
+  // in), or add only zero values the server omits (a CRD's `preserveUnknownFields: false`): the
+  // server may undo them straight away, and only it knows its defaults and its types.
+  const serverMaySettle = isSubsetBarZeroValues(stored, live) ? { serverMaySettle: true as const } : {};
+  return { op: "patch", patchType, patch, preview, ...serverMaySettle };
 }
