@@ -5,7 +5,7 @@
 // a tiny HTTPS server on 127.0.0.1 that the test starts a few seconds into the apply, with a
 // certificate the test makes with openssl. It only sees objects carrying this test's label.
 import { execFileSync } from "node:child_process";
-import { mkdtemp, readFile } from "node:fs/promises";
+import { mkdtemp, readFile, writeFile } from "node:fs/promises";
 import { createServer as createNetServer } from "node:net";
 import { createServer, type Server } from "node:https";
 import { tmpdir } from "node:os";
@@ -13,7 +13,7 @@ import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { startKptTs } from "../helpers/background.js";
 import { writePackage } from "../helpers/fixtures.js";
-import { createNamespace, hasBinary, kptTs } from "../helpers/run.js";
+import { createNamespace, hasBinary, kptTs, kubectl } from "../helpers/run.js";
 import { configMap, getObject, printed, uniqueName } from "../helpers/scenario.js";
 
 const haveOpenssl = hasBinary("openssl");
@@ -87,14 +87,28 @@ describe.skipIf(!haveOpenssl)("an admission webhook that is not serving yet", ()
     const port = await freePort();
     const vwc = uniqueName("e2e-webhook");
     const hook = `validate.${vwc}.kpt-ts.dev`;
-    const dir = await writePackage({
-      "webhook.yaml": webhookConfiguration(vwc, hook, port, pki.ca, vwc),
-      // Applied after the webhook's configuration (its own wave), as a package that installs both would.
-      "cm.yaml": configMap("guarded", ns, { k: "v" }, { labels: { "kpt-ts.dev/e2e-webhook": vwc }, annotations: { "config.kubernetes.io/depends-on": `admissionregistration.k8s.io/ValidatingWebhookConfiguration/${vwc}` } }),
-    });
+    const dir = await writePackage({ "webhook.yaml": webhookConfiguration(vwc, hook, port, pki.ca, vwc) });
     expect((await kptTs(["live", "init", "--namespace", ns, dir])).code).toBe(0);
     cleanup.push(() => kptTs(["live", "destroy", dir]));
+    // The package's webhook configuration first, until the API server enforces it: it picks up a
+    // new configuration a moment after storing it, and an object created in that moment is not
+    // checked at all (which is what a one-step apply of both raced into on a busy machine).
+    expect((await kptTs(["live", "apply", dir])).code).toBe(0);
+    await untilEnforced(ns, vwc);
+    // Then the object it guards, after the webhook's configuration, as a package that installs both would.
+    await writeFile(join(dir, "cm.yaml"), configMap("guarded", ns, { k: "v" }, { labels: { "kpt-ts.dev/e2e-webhook": vwc }, annotations: { "config.kubernetes.io/depends-on": `admissionregistration.k8s.io/ValidatingWebhookConfiguration/${vwc}` } }));
     return { pki, port, hook, dir };
+  }
+
+  /** Until a server-side dry run of a ConfigMap the webhook selects is refused for want of the webhook. */
+  async function untilEnforced(ns: string, label: string): Promise<void> {
+    const probe = configMap("probe", ns, { k: "v" }, { labels: { "kpt-ts.dev/e2e-webhook": label } });
+    for (const started = Date.now(); Date.now() - started < 30_000; ) {
+      const r = await kubectl(["create", "--dry-run=server", "-f", "-"], { input: probe });
+      if (r.code !== 0 && /failed calling webhook/.test(r.stderr)) return;
+      await new Promise((done) => setTimeout(done, 200));
+    }
+    throw new Error(`the API server did not enforce webhook configuration ${label} within 30 s`);
   }
 
   it("retries the refused write until the webhook serves, naming it while it waits", async () => {
