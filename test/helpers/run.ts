@@ -36,6 +36,8 @@ export function run(cmd: string, args: string[], opts: { cwd?: string; input?: s
       // Killed by a signal: reported as a shell does, 128 + the signal's number (SIGTERM: 143).
       resolveRun({ code: code ?? (signal ? 128 + (constants.signals[signal] ?? 0) : 1), stdout, stderr });
     });
+    // A command that exits without reading its input closes the pipe (EPIPE): its exit code says the rest.
+    child.stdin.on("error", () => undefined);
     child.stdin.end(opts.input ?? "");
   });
 }
