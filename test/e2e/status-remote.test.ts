@@ -58,8 +58,11 @@ afterAll(async () => {
 
 const OURS = [invA, invB].join(",");
 const status = (tool: typeof kptTs, args: string[]) => tool(["live", "status", "--inv-type", "remote", ...args], { cwd: empty });
-/** Event lines of our two inventories (others' tests may have theirs in the cluster), sorted. */
-const eventLines = (r: RunResult) => linesOf(r.stdout).filter((l) => l.startsWith(`${invA}/`) || l.startsWith(`${invB}/`)).sort();
+/**
+ * Event lines of our two inventories (others' tests may have theirs in the cluster), sorted, each
+ * once: kpt's poller repeats an unchanged line when a run lasts (seen on a busy cluster).
+ */
+const eventLines = (r: RunResult) => [...new Set(linesOf(r.stdout).filter((l) => l.startsWith(`${invA}/`) || l.startsWith(`${invB}/`)))].sort();
 /** JSON lines without the timestamp, sorted. */
 const jsonObjects = (r: RunResult) =>
   jsonLines<Record<string, string>>(r.stdout)
