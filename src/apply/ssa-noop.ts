@@ -12,30 +12,19 @@ function isObj(v: Json): v is Record<string, Json> {
   return typeof v === "object" && v !== null && !Array.isArray(v);
 }
 
-/** Every field of `want` is present in `have` with the same value; lists must match item for item. */
-export function isSubset(want: Json, have: Json): boolean {
-  if (isObj(want)) {
-    if (!isObj(have)) return false;
-    return Object.entries(want).every(([k, v]) => (v === null ? !(k in have) || have[k] === null : k in have && isSubset(v, have[k])));
-  }
-  if (Array.isArray(want)) {
-    return Array.isArray(have) && want.length === have.length && want.every((v, i) => isSubset(v, have[i]));
-  }
-  return want === have;
-}
-
 /**
- * As isSubset, but a field `have` lacks may hold a zero value in `want` (false, 0, "", an empty
- * list or map): the server's Go types omit those when empty (omitempty, a CRD's
+ * Every field of `want` is present in `have` with the same value; lists must match item for item.
+ * With `zeroValuesMayBeAbsent`, a field `have` lacks may hold a zero value in `want` (false, 0, "",
+ * an empty list or map): the server's Go types omit those when empty (omitempty, a CRD's
  * `preserveUnknownFields: false`), so whether writing one changes anything is the server's call.
  */
-export function isSubsetBarZeroValues(want: Json, have: Json): boolean {
+export function isSubset(want: Json, have: Json, opts: { zeroValuesMayBeAbsent?: boolean } = {}): boolean {
   if (isObj(want)) {
     if (!isObj(have)) return false;
-    return Object.entries(want).every(([k, v]) => (v === null ? !(k in have) || have[k] === null : k in have ? isSubsetBarZeroValues(v, have[k]) : isZeroValue(v)));
+    return Object.entries(want).every(([k, v]) => (v === null ? !(k in have) || have[k] === null : k in have ? isSubset(v, have[k], opts) : opts.zeroValuesMayBeAbsent === true && isZeroValue(v)));
   }
   if (Array.isArray(want)) {
-    return Array.isArray(have) && want.length === have.length && want.every((v, i) => isSubsetBarZeroValues(v, have[i]));
+    return Array.isArray(have) && want.length === have.length && want.every((v, i) => isSubset(v, have[i], opts));
   }
   return want === have;
 }

@@ -1,5 +1,6 @@
 // Copies a package from fixtures/ into a temp dir, renaming its namespace (and the cluster-scoped
 // names derived from it) so tests running side by side on one cluster never collide.
+import { readdirSync } from "node:fs";
 import { cp, mkdtemp, readFile, readdir, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -39,4 +40,11 @@ export async function writePackage(files: Record<string, string>): Promise<strin
     await writeFile(p, text);
   }
   return dir;
+}
+
+/** Every file under a directory, relative to it. */
+export function filesIn(dir: string): string[] {
+  return readdirSync(dir, { recursive: true, withFileTypes: true })
+    .filter((e) => e.isFile())
+    .map((e) => join(e.parentPath ?? (e as { path?: string }).path ?? dir, e.name).slice(dir.length + 1));
 }

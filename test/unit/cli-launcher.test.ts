@@ -7,14 +7,13 @@ import Module from "node:module";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
+import { filesIn } from "../helpers/fixtures.js";
 
 const root = join(import.meta.dirname, "..", "..");
 const cli = join(root, "dist", "cli.js");
 /** Node 22.1 and later: the launcher hands its cache directory to Node's compile cache. */
 const nodeCompileCache = typeof (Module as unknown as { enableCompileCache?: unknown }).enableCompileCache === "function";
 
-/** Every file under a directory, relative to it. */
-const filesIn = (dir: string): string[] => readdirSync(dir, { recursive: true, withFileTypes: true }).filter((e) => e.isFile()).map((e) => join(e.parentPath ?? (e as { path?: string }).path ?? dir, e.name).slice(dir.length + 1));
 
 function run(args: string[], env: Record<string, string>) {
   const r = spawnSync(process.execPath, [cli, ...args], { encoding: "utf8", env: { ...process.env, ...env } });

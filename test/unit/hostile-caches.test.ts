@@ -10,6 +10,7 @@ import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import Module from "node:module";
 import { describe, expect, it } from "vitest";
+import { filesIn } from "../helpers/fixtures.js";
 import { cleanUpDaily, parseCacheFor } from "../../src/object/parse-cache.js";
 import { readPackage } from "../../src/object/read-package.js";
 import { parseYamlDocuments } from "../../src/object/yaml-documents.js";
@@ -48,8 +49,6 @@ function distCopy(): { cli: string; useEvil(): void; useReal(): void } {
   return { cli: join(top, "dist", "cli.js"), useEvil: () => put(evil), useReal: () => put(real) };
 }
 
-/** Every file under a directory, relative to it. */
-const filesIn = (dir: string): string[] => readdirSync(dir, { recursive: true, withFileTypes: true }).filter((e) => e.isFile()).map((e) => join(e.parentPath ?? (e as { path?: string }).path ?? dir, e.name).slice(dir.length + 1));
 
 function help(cli: string, cacheDir: string, extra: string[] = []): { line: string; stderr: string } {
   const r = spawnSync(process.execPath, [cli, "--help", ...extra], { encoding: "utf8", env: { ...process.env, KPT_TS_CODE_CACHE: cacheDir } });

@@ -9,7 +9,7 @@ import { applyMergePatch, applyStrategicPatch } from "./apply-patch.js";
 import { lastAppliedOf, lastAppliedValue, withLastApplied } from "./last-applied.js";
 import type { PatchSchema } from "./patch-schema.js";
 import { appliedByManager } from "../ssa-local.js";
-import { isSubset, isSubsetBarZeroValues } from "../ssa-noop.js";
+import { isSubset } from "../ssa-noop.js";
 import { withoutFields, type FieldPath } from "../left-alone.js";
 import { storedForm } from "./stored-form.js";
 import { containsJson, deepEqualJson, type JsonValue } from "./json-value.js";
@@ -96,6 +96,6 @@ export function planClientSideApply(desired: KubeObject, live: KubeObject | unde
   // server-filled key, a list replaced by the package's, without the defaults the server filled
   // in), or add only zero values the server omits (a CRD's `preserveUnknownFields: false`): the
   // server may undo them straight away, and only it knows its defaults and its types.
-  const serverMaySettle = isSubsetBarZeroValues(stored, live) ? { serverMaySettle: true as const } : {};
+  const serverMaySettle = isSubset(stored, live, { zeroValuesMayBeAbsent: true }) ? { serverMaySettle: true as const } : {};
   return { op: "patch", patchType, patch, preview, ...serverMaySettle };
 }
