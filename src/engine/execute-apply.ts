@@ -109,13 +109,20 @@ export async function executeApply(plan: ApplyPlan, cluster: Cluster, cache: Liv
 
   // The final inventory: everything that may still exist.
   emit({ type: "group", action: "Inventory", status: "Started" });
-  // A no-op writes nothing: the stored inventory already lists every object and its statuses
-  // stay as the last run that changed something left them (kapp, too, records no change then).
-  if (!dry && !(planChangesNothing(plan) && wroteNothing(recorder))) {
+  if (!dry) {
     const applied = [...localRefs].filter((r) => recorder.tally.actuated(r) === "Successful");
     applied.push(...(await existing(cluster, mayExist)));
     const notApplied = [...localRefs].filter((r) => recorder.tally.actuated(r) !== "Successful");
     const final = nextInventory({ previous: plan.inventory.previous, applied, notApplied, notDeleted: notDeleted(plan.deletes, recorder.tally, abandoned, o.wait), abandoned });
+    // A no-op writes nothing when the stored list is already right: its statuses stay as the last
+    // run that changed something left them (kapp, too, records no change then). It still drops
+    // entries for objects found gone (deleted by hand, or pruned by a run racing this package's).
+    if (!(planChangesNothing(plan) && wroteNothing(recorder) && !changedInventory(stored, final, undefined))) await storeFinal(final);
+  }
+  emit({ type: "group", action: "Inventory", status: "Finished" });
+  if (o.signal?.aborted) throw new CancelledError("interrupted: the inventory lists every object that may exist; run apply again to finish");
+
+  async function storeFinal(final: ObjRef[]): Promise<void> {
     const pruned = new RefSet(plan.deletes.map((d) => d.ref));
     const statuses = fittingStatuses(info, final, o.statusPolicy === "all" ? statusEntries(final, pruned, recorder.tally) : undefined, stored, emit);
     // Another run of the package may have written it meanwhile: then theirs and ours are merged.
@@ -123,8 +130,6 @@ export async function executeApply(plan: ApplyPlan, cluster: Cluster, cache: Liv
       await writeClusterInventory(cluster, info, final, { statuses, basedOn: stored ?? null, onConflict: "merge", onWarning: (message) => emit({ type: "warning", message }) });
     }
   }
-  emit({ type: "group", action: "Inventory", status: "Finished" });
-  if (o.signal?.aborted) throw new CancelledError("interrupted: the inventory lists every object that may exist; run apply again to finish");
 }
 
 /** No write was made or attempted: every apply found its object unchanged and nothing was pruned. */

@@ -103,8 +103,9 @@ describe("two runs of the same package at once", () => {
       const next = await kptTs(["live", "apply", target.dir]);
       expect(next.code, printed(next)).toBe(0);
       const after = await ownership(inv, ns, KINDS);
-      expect(after.owned).toEqual(owned(ns, "cm", target.idx, target.own));
-      expect(after.listed).toEqual(after.owned);
+      const story = `round ${round}: after the race ${JSON.stringify(seen)}\n${results.map(printed).join("\n")}\nthe next apply:\n${printed(next)}\nafter it, listed: ${after.listed.join(" ")}`;
+      expect(after.owned, story).toEqual(owned(ns, "cm", target.idx, target.own));
+      expect(after.listed, story).toEqual(after.owned);
     }
     console.log(`two versions at once, ${ROUNDS} rounds: ${JSON.stringify(tally)}`);
   });

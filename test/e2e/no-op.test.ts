@@ -6,7 +6,7 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { writePackage } from "../helpers/fixtures.js";
 import { configMap, docs, printed, service } from "../helpers/scenario.js";
-import { createNamespace, kptTs, kubectlJson } from "../helpers/run.js";
+import { createNamespace, kptTs, kubectl, kubectlJson } from "../helpers/run.js";
 
 const KINDS = "configmaps,secrets,services,serviceaccounts,roles.rbac.authorization.k8s.io,resourcegroups.kpt.dev";
 
@@ -69,5 +69,23 @@ describe("a no-op apply", () => {
     r = await kptTs(["live", "apply", ...flags, dir]);
     expect(r.code, printed(r)).toBe(0);
     expect(await historyLength(dir)).toBe(3);
+  });
+
+  it("that finds an object of its inventory already gone (deleted by hand, or pruned by another run) drops it from the inventory", async () => {
+    const ns = await createNamespace("e2e-noop-gone");
+    const dir = await writePackage({ "cms.yaml": docs(configMap("kept", ns), configMap("dropped", ns)) });
+    expect((await kptTs(["live", "init", "--namespace", ns, dir])).code).toBe(0);
+    expect((await kptTs(["live", "apply", dir])).code).toBe(0);
+    // The object leaves the package and the cluster at once: the next apply has nothing to prune or apply.
+    expect((await kubectl(["delete", "configmap", "dropped", "-n", ns])).code).toBe(0);
+    await writeFile(join(dir, "cms.yaml"), docs(configMap("kept", ns)));
+    const r = await kptTs(["live", "apply", dir]);
+    expect(r.code, printed(r)).toBe(0);
+    expect(r.stdout).toContain("0 resource(s) pruned, 0 skipped, 0 failed");
+    const rgs = await kubectlJson<{ items: { spec: { resources: { name: string }[] } }[] }>(["get", "resourcegroups.kpt.dev", "-n", ns]);
+    expect(rgs.items.map((rg) => rg.spec.resources.map((x) => x.name))).toEqual([["kept"]]);
+    // Then `live status` shows only what exists.
+    const st = await kptTs(["live", "status", dir]);
+    expect(st.stdout, printed(st)).not.toContain("dropped");
   });
 });
