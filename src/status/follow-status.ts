@@ -65,37 +65,46 @@ export function followStatus(cluster: Cluster, refs: ObjRef[], opts: FollowStatu
   (async () => {
     let timer: LongTimer | undefined;
     let ticker: NodeJS.Timeout | undefined;
+    let unsubscribe = () => {};
     try {
-      await cache.follow(refs);
-      for (const r of refs) publish(r);
-      if (!done()) {
-        await new Promise<void>((resolve) => {
-          const finish = () => {
-            unsubscribe();
-            resolve();
-          };
-          const check = () => {
-            if (done()) finish();
-          };
-          const unsubscribe = cache.subscribe((ref) => {
-            if (!wanted.has(refKey(ref))) return;
-            publish(ref);
+      // The timeout bounds the whole run, the first read included: a list the server never
+      // answers (an aggregated API that hangs, a kind caught mid-deletion) must not hold it.
+      let timedOut = false;
+      const stopped = new Promise<void>((resolve) => {
+        if (opts.timeoutMs) timer = setLongTimeout(() => ((timedOut = true), resolve()), opts.timeoutMs);
+        abort.signal.addEventListener("abort", () => resolve(), { once: true });
+      });
+      await Promise.race([cache.follow(refs), stopped]);
+      for (const r of refs) {
+        if (cache.isRead(r)) publish(r);
+        else channel.push({ type: "status", ref: r, status: "Unknown", message: timedOut ? "not read within the timeout: the API server has not answered the list of its kind" : "not read: interrupted before the API server answered" });
+      }
+      if (!timedOut && !abort.signal.aborted && !done()) {
+        await Promise.race([
+          stopped,
+          new Promise<void>((resolve) => {
+            const check = () => {
+              if (done()) resolve();
+            };
+            unsubscribe = cache.subscribe((ref) => {
+              if (!wanted.has(refKey(ref))) return;
+              publish(ref);
+              check();
+            });
+            ticker = setInterval(() => {
+              for (const r of refs) publish(r); // time-based rules
+              cache.refreshQuiet(refs.filter(stillAwaited)); // not only the watch (live-cache.ts)
+              check();
+            }, 1000);
             check();
-          });
-          ticker = setInterval(() => {
-            for (const r of refs) publish(r); // time-based rules
-            cache.refreshQuiet(refs.filter(stillAwaited)); // not only the watch (live-cache.ts)
-            check();
-          }, 1000);
-          if (opts.timeoutMs) timer = setLongTimeout(finish, opts.timeoutMs);
-          abort.signal.addEventListener("abort", finish, { once: true });
-          check();
-        });
+          }),
+        ]);
       }
       channel.close();
     } catch (err) {
       channel.fail(err);
     } finally {
+      unsubscribe();
       timer?.clear();
       if (ticker) clearInterval(ticker);
       cache.close();

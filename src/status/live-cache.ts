@@ -29,6 +29,8 @@ interface Collection {
   mode?: "collection" | "names";
   streams: Map<string, Promise<void>>;
   primed: Map<string, Promise<void>>;
+  /** Stream keys ("" for the whole collection) whose first read has answered. */
+  answered: Set<string>;
   /** Set when the kind is not served yet (a CRD applied later in the run). */
   unserved: boolean;
   /** Why the last read failed (e.g. forbidden); cleared by the next successful read. */
@@ -114,7 +116,7 @@ export class LiveCache {
     const key = collectionKey(ref.group, ref.kind, ref.namespace);
     let c = this.collections.get(key);
     if (!c) {
-      c = { group: ref.group, kind: ref.kind, namespace: ref.namespace, objects: new Map(), names: new Set(), streams: new Map(), primed: new Map(), unserved: false, touched: new Map(), rereading: new Set(), watches: new Map() };
+      c = { group: ref.group, kind: ref.kind, namespace: ref.namespace, objects: new Map(), names: new Set(), streams: new Map(), primed: new Map(), answered: new Set(), unserved: false, touched: new Map(), rereading: new Set(), watches: new Map() };
       this.collections.set(key, c);
     }
     return c;
@@ -131,6 +133,12 @@ export class LiveCache {
    */
   readError(ref: ObjRef): string | undefined {
     return this.collections.get(collectionKey(ref.group, ref.kind, ref.namespace))?.error;
+  }
+
+  /** Whether the object has been read at least once (present, absent, or unreadable with a reason). */
+  isRead(ref: ObjRef): boolean {
+    const c = this.collections.get(collectionKey(ref.group, ref.kind, ref.namespace));
+    return Boolean(c && (c.answered.has("") || c.answered.has(ref.name) || c.objects.has(ref.name)));
   }
 
   /** True when the object's kind is not served by the cluster (yet). */
@@ -185,7 +193,7 @@ export class LiveCache {
     for (const key of keys) {
       if (!c.streams.has(key)) {
         let primedResolve!: () => void;
-        c.primed.set(key, new Promise<void>((r) => (primedResolve = r)));
+        c.primed.set(key, new Promise<void>((r) => (primedResolve = r)).then(() => void c.answered.add(key)));
         c.streams.set(key, this.stream(c, key, primedResolve));
       }
     }

@@ -13,7 +13,7 @@ import { startFaultProxy } from "../helpers/fault-proxy.js";
 import { writePackage } from "../helpers/fixtures.js";
 import { kubeconfigDoc, type KubeconfigEntries } from "../helpers/kubeconfig-doc.js";
 import { CLI, createNamespace, hasBinary, kubeconfig, kptTs, kubectl, run } from "../helpers/run.js";
-import { configMap, docs, getObject, lines, printed } from "../helpers/scenario.js";
+import { configMap, docs, getObject, lines, printed, service } from "../helpers/scenario.js";
 
 const rg = (ns: string, name: string) => `apiVersion: kpt.dev/v1alpha1\nkind: ResourceGroup\nmetadata:\n  name: inventory-${name}\n  namespace: ${ns}\n  labels:\n    cli-utils.sigs.k8s.io/inventory-id: connect-${name}-${ns}\n`;
 const DEPLOYER: PolicyRule[] = [
@@ -178,6 +178,24 @@ describe("connection flags", () => {
       expect(took).toBeLessThan(5500);
       const waits = await kptTs(["live", "status", "--kubeconfig", proxy.kubeconfig, "--request-timeout", "0", dir]);
       expect(waits.code, printed(waits)).toBe(0);
+    } finally {
+      await proxy.close();
+    }
+  });
+  it("live status --timeout also bounds a list the server never answers: what it could not read is Unknown, and says why", async () => {
+    const ns = await createNamespace("e2e-status-held");
+    const dir = await writePackage({ "resourcegroup.yaml": rg(ns, "held"), "objs.yaml": docs(configMap("held", ns), service("open", ns)) });
+    expect((await kptTs(["live", "apply", dir])).code).toBe(0);
+    const proxy = await startFaultProxy(kubeconfig());
+    try {
+      // Every list of the namespace's ConfigMaps is held for a minute; the Service answers at once.
+      const configMapList = (r: { method: string; path: string }) => r.method === "GET" && r.path.split("?")[0] === `/api/v1/namespaces/${ns}/configmaps`;
+      proxy.setFaults({ rate: 1, kinds: ["delay"], delayMs: [60_000, 60_000], match: configMapList });
+      const started = Date.now();
+      const r = await kptTs(["live", "status", "--kubeconfig", proxy.kubeconfig, "--timeout", "3s", dir]);
+      expect(Date.now() - started, printed(r)).toBeLessThan(30_000);
+      expect(r.stdout).toContain(`service/open is Current: Service is ready`);
+      expect(r.stdout).toContain(`configmap/held is Unknown: not read within the timeout: the API server has not answered the list of its kind`);
     } finally {
       await proxy.close();
     }
