@@ -54,6 +54,10 @@ export type GlobalFlags = FlagValues<typeof globalFlags>;
  * kpt's scripts run; neither changes anything kpt-ts prints (see each description).
  */
 export const rootFlags = {
+  // kpt's root also takes --kubeconfig and -v before the command (`kpt --kubeconfig k live apply`):
+  // the same flags as `live`'s, shown there (the root's copies are hidden so help lists each once).
+  kubeconfig: { ...connectionFlags.kubeconfig, hidden: true },
+  v: { ...globalFlags.v, hidden: true },
   truncateOutput: bool("truncate-output", "kpt's flag, accepted: kpt truncates only its functions' output with it (kpt fn), which kpt-ts does not run", true),
   logFlushFrequencyMs: positive(duration("--log-flush-frequency <duration>", "kpt's flag, accepted: the longest time between flushes of kpt's log; kpt-ts writes each line at once", "5s")),
 };

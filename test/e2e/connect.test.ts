@@ -182,6 +182,24 @@ describe("connection flags", () => {
       await proxy.close();
     }
   });
+  it("--kubeconfig and -v before the command, as kpt's root takes them (`kpt-ts --kubeconfig K live apply`)", async () => {
+    const ns = await createNamespace("e2e-root-kc");
+    const dir = await writePackage({ "resourcegroup.yaml": rg(ns, "root-kc"), "cm.yaml": configMap("root-kc", ns) });
+    const env = { KUBECONFIG: NOWHERE };
+    const apply = await kptTs(["--kubeconfig", kubeconfig(), "-v", "2", "live", "apply", dir], { env });
+    expect(apply.code, printed(apply)).toBe(0);
+    expect(apply.stdout).toContain("configmap/root-kc created");
+    if (hasBinary("kpt")) {
+      const theirs = await run("kpt", ["--kubeconfig", kubeconfig(), "-v", "2", "live", "status", dir], { env });
+      expect(theirs.code, printed(theirs)).toBe(0);
+      expect(theirs.stdout).toContain("root-kc is Current");
+    }
+    // The command's own flag wins over the root's, as the nearer one does in kpt.
+    const destroy = await kptTs(["--kubeconfig", NOWHERE, "live", "destroy", "--kubeconfig", kubeconfig(), dir], { env });
+    expect(destroy.code, printed(destroy)).toBe(0);
+    expect(destroy.stdout).toContain("configmap/root-kc deleted");
+  });
+
   it("live status --timeout also bounds a list the server never answers: what it could not read is Unknown, and says why", async () => {
     const ns = await createNamespace("e2e-status-held");
     const dir = await writePackage({ "resourcegroup.yaml": rg(ns, "held"), "objs.yaml": docs(configMap("held", ns), service("open", ns)) });
