@@ -2,7 +2,7 @@
 // inventory in the cluster, as kpt).
 
 import { unavailableApiWarnings } from "../cluster/unavailable-apis.js";
-import { inventoryObjects, listResourceGroups } from "../inventory/cluster-inventory.js";
+import { inventoryObjects, listResourceGroups, resourceGroupCrdInstalled, resourceGroupKindNotServedError } from "../inventory/cluster-inventory.js";
 import { listedInventories, selectForStatus, type InventoryMember } from "../inventory/status-selection.js";
 import { UsageError } from "../model/errors.js";
 import { refKey } from "../model/ref.js";
@@ -30,6 +30,8 @@ export async function liveStatus(pkgPath: string, f: FlagValues<typeof statusFla
     const pkg = remote ? undefined : await readCommandPackage(pkgPath, io, rgFile);
     const statusOptions = await statusOptionsFor(pkg ?? {}, healthRules);
     const cluster = early.use();
+    // As kpt: listing every ResourceGroup of a cluster without their kind is an error (exit 1).
+    if (remote && !(await resourceGroupCrdInstalled(cluster))) throw resourceGroupKindNotServedError("all");
     const selection = { inventoryNames: invNames, namespaces };
     // As kpt: every namespace's ResourceGroups, whatever -n says (--namespaces selects objects).
     const objects: InventoryMember[] = pkg

@@ -22,6 +22,18 @@ export function crdMissingError(): ClusterError {
   );
 }
 
+/**
+ * kpt's error (exit 1) where a run must read inventories from a cluster without their kind:
+ * `live status`, `live destroy` (`reading` one package's inventory) and `--inv-type remote`.
+ * Never "nothing found": a wrong context would look like a clean, empty cluster.
+ */
+export function resourceGroupKindNotServedError(reading: "one" | "all"): ClusterError {
+  const noMatch = `no matches for kind "${RESOURCE_GROUP_KIND}" in version "${RESOURCE_GROUP_API_VERSION}"`;
+  return new ClusterError(reading === "one" ? `failed to read inventory from cluster: failed to read inventory objects from cluster: ${noMatch}` : noMatch, {
+    detail: "The ResourceGroup CRD is not installed in this cluster, so no package has an inventory here: check the cluster (--context, --kubeconfig); `kpt-ts live install-resource-group` installs the CRD.",
+  });
+}
+
 export async function resourceGroupCrdInstalled(cluster: Cluster): Promise<boolean> {
   return cluster.serves(RESOURCE_GROUP_API_VERSION, RESOURCE_GROUP_KIND);
 }
@@ -66,7 +78,7 @@ function isEstablished(crd: KubeObject): boolean {
 
 /** The inventory's objects (empty when there is no inventory in the cluster). */
 export async function inventoryObjects(cluster: Cluster, info: InventoryInfo, signal?: AbortSignal): Promise<ObjRef[]> {
-  if (!(await resourceGroupCrdInstalled(cluster))) return [];
+  if (!(await resourceGroupCrdInstalled(cluster))) throw resourceGroupKindNotServedError("one");
   return (await readClusterInventory(cluster, info, signal)).refs;
 }
 

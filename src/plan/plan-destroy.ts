@@ -1,6 +1,7 @@
 // The destroy planner: everything the inventory lists that still exists, dependents first, each
 // with kpt's decision. Pure.
 
+import { resourceGroupKindNotServedError } from "../inventory/cluster-inventory.js";
 import type { InventoryPolicy } from "../inventory/policy.js";
 import { stillThere } from "../prune/candidates.js";
 import type { DestroyFacts } from "./facts.js";
@@ -8,7 +9,8 @@ import { planDeletes } from "./plan-deletes.js";
 import type { DestroyPlan } from "../model/plan.js";
 
 export function planDestroy(facts: DestroyFacts, o: { inventoryPolicy: InventoryPolicy }): DestroyPlan {
-  const { info, stored, previous } = facts.inventory;
+  const { info, stored, previous, crdInstalled } = facts.inventory;
+  if (!crdInstalled) throw resourceGroupKindNotServedError("one");
   const refs = stillThere(previous, facts.live, facts.unreadable);
   const { deletes, waves } = planDeletes({ refs, live: facts.live, unreadable: facts.unreadable, inventoryId: info.id, policy: o.inventoryPolicy });
   return { command: "destroy", inventory: { info, ...(stored ? { stored } : {}), previous }, deletes, deleteWaves: waves };

@@ -98,6 +98,29 @@ describe.skipIf(!haveKpt)("kpt-ts and the real kpt on a fresh cluster (a private
     return pkg;
   }
 
+  it("without the CRD, live status (of a package, and --inv-type remote) and live destroy fail as kpt's do: exit 1, kpt's message, what to check", async () => {
+    if (await getCrd(env)) await deleteCrd();
+    const pkg = await packageIn(uniqueName("irg-none"), "none");
+    const runs: [string, string[]][] = [
+      ["live status", ["live", "status", pkg]],
+      ["live destroy", ["live", "destroy", pkg]],
+      ["live status --inv-type remote", ["live", "status", "--inv-type", "remote"]],
+      ["live status --inv-type remote --output json", ["live", "status", "--inv-type", "remote", "--output", "json"]],
+    ];
+    for (const [what, args] of runs) {
+      const ours = await onPrivate.kptTs(args);
+      expect(ours.code, `${what}\n${printed(ours)}`).toBe(1);
+      expect(ours.stdout, what).toBe("");
+      expect(ours.stderr, what).toContain(`no matches for kind "ResourceGroup" in version "kpt.dev/v1alpha1"`);
+      expect(ours.stderr, what).toContain("The ResourceGroup CRD is not installed in this cluster");
+      if (!hasBinary("kpt")) continue;
+      const theirs = await onPrivate.kpt(args);
+      expect(theirs.code, `kpt ${what}\n${printed(theirs)}`).toBe(1);
+      expect(ours.stderr.split("\n")[0], what).toBe(theirs.stderr.split("\n")[0]);
+    }
+    expect(await getCrd(env)).toBeUndefined();
+  });
+
   it("installs the CRD kpt installs, which the real kpt live apply then uses without reinstalling", async () => {
     expect(await getCrd(env)).toBeUndefined();
     const pkg = await packageIn(uniqueName("irg"), "first");
