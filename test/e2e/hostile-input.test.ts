@@ -231,9 +231,11 @@ describe("servers that are not what they seem", () => {
     });
     cleanups.push(() => s.close());
     const dir = await pkg();
+    // Nothing there: no ResourceGroup kind either, which live status reports as kpt does (exit 1), not as a crash.
     const ok = await kptTs(["live", "status", dir], { env: { KUBECONFIG: s.kubeconfig } });
-    expect(ok.code, ok.stderr).toBe(0);
-    expect(ok.stdout).toBe("no resources found in the inventory\n");
+    expect(ok.code, ok.stderr).toBe(1);
+    expect(ok.stderr).toContain(`no matches for kind "ResourceGroup" in version "kpt.dev/v1alpha1"`);
+    expect(ok.stderr).not.toMatch(/looks like a bug/);
     apis = { kind: "Pod", apiVersion: "v1", metadata: { name: "imposter" } };
     const bad = await kptTs(["live", "diff", dir], { env: { KUBECONFIG: s.kubeconfig } });
     expect(bad.code, bad.stderr).toBe(2); // live diff: 2 for any trouble
