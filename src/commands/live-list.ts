@@ -17,7 +17,7 @@ export async function liveList(f: FlagValues<typeof listFlags>, g: GlobalFlags, 
   try {
     // Without -n: every namespace (the context's namespace does not narrow it, as `kapp ls -A`).
     const namespace = cluster.namespaceEnforced ? cluster.defaultNamespace : undefined;
-    const groups = await listResourceGroups(cluster, namespace, io.signal);
+    const groups = await listResourceGroups(cluster, { namespace, signal: io.signal });
     const changes = groups.length ? await listChanges(cluster, { namespace, signal: io.signal }) : [];
     const rows = inventoryRows(groups, changes, new Date());
     const color = colorFor(io, g);

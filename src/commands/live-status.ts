@@ -2,7 +2,7 @@
 // inventory in the cluster, as kpt).
 
 import { unavailableApiWarnings } from "../cluster/unavailable-apis.js";
-import { inventoryObjects, listResourceGroups, resourceGroupCrdInstalled, resourceGroupKindNotServedError } from "../inventory/cluster-inventory.js";
+import { inventoryObjects, listResourceGroups } from "../inventory/cluster-inventory.js";
 import { listedInventories, selectForStatus, type InventoryMember } from "../inventory/status-selection.js";
 import { UsageError } from "../model/errors.js";
 import { refKey } from "../model/ref.js";
@@ -30,13 +30,12 @@ export async function liveStatus(pkgPath: string, f: FlagValues<typeof statusFla
     const pkg = remote ? undefined : await readCommandPackage(pkgPath, io, rgFile);
     const statusOptions = await statusOptionsFor(pkg ?? {}, healthRules);
     const cluster = early.use();
-    // As kpt: listing every ResourceGroup of a cluster without their kind is an error (exit 1).
-    if (remote && !(await resourceGroupCrdInstalled(cluster))) throw resourceGroupKindNotServedError("all");
     const selection = { inventoryNames: invNames, namespaces };
-    // As kpt: every namespace's ResourceGroups, whatever -n says (--namespaces selects objects).
+    // As kpt: every namespace's ResourceGroups, whatever -n says (--namespaces selects objects);
+    // without their CRD, kpt's error (exit 1), as for one package's inventory.
     const objects: InventoryMember[] = pkg
       ? selectForStatus([{ ...pkg.inventory, refs: await inventoryObjects(cluster, pkg.inventory, io.signal) }], selection)
-      : selectForStatus(listedInventories(await listResourceGroups(cluster, undefined, io.signal)), selection);
+      : selectForStatus(listedInventories(await listResourceGroups(cluster, { signal: io.signal, crdRequired: true })), selection);
     if (objects.length === 0) {
       io.stdout.write("no resources found in the inventory\n");
       return;

@@ -82,9 +82,16 @@ export async function inventoryObjects(cluster: Cluster, info: InventoryInfo, si
   return (await readClusterInventory(cluster, info, signal)).refs;
 }
 
-/** Every ResourceGroup in the cluster, or in one namespace (none while its CRD is not installed). */
-export async function listResourceGroups(cluster: Cluster, namespace?: string, signal?: AbortSignal): Promise<KubeObject[]> {
-  if (!(await resourceGroupCrdInstalled(cluster))) return [];
+/**
+ * Every ResourceGroup in the cluster, or in one namespace. Without their CRD: none, or with
+ * `crdRequired` kpt's error (`live status --inv-type remote`).
+ */
+export async function listResourceGroups(cluster: Cluster, o: { namespace?: string; signal?: AbortSignal; crdRequired?: boolean } = {}): Promise<KubeObject[]> {
+  const { namespace, signal } = o;
+  if (!(await resourceGroupCrdInstalled(cluster))) {
+    if (o.crdRequired) throw resourceGroupKindNotServedError("all");
+    return [];
+  }
   return (await cluster.list(KPT_GROUP, RESOURCE_GROUP_KIND, namespace, { signal })).items;
 }
 
