@@ -13,7 +13,8 @@ import type { LiveCache } from "../status/live-cache.js";
 import type { PatchSchema } from "../apply/csa/patch-schema.js";
 import { previewPlannedWrite, previewServerSide } from "../apply/local-preview.js";
 import { IGNORE_FIELDS_ANNOTATION, parseFieldPaths, withFieldsOf, type FieldPath } from "../apply/left-alone.js";
-import { migrateToServerSide, migrationDue, previewAfterMigration, readMigrated } from "../apply/ssa-migration.js";
+import { migrateToServerSide, migrationDue, previewAfterMigration, previewMigratedLocally } from "../apply/ssa-migration.js";
+import { storedForm } from "../apply/csa/stored-form.js";
 import { retryWhileWebhookUnavailable, WEBHOOK_RETRY_WITHOUT_TIMEOUT_MS, type WebhookRetry } from "../apply/webhook-retry.js";
 import { needsMergeSchema, planStillHolds, replanObject, sameStoredObject, type ObjectPlanOptions } from "../plan/plan-object.js";
 
@@ -117,8 +118,9 @@ export async function applyObject(ctx: ApplyObjectContext, planned: PlannedApply
         // The server's answer: a server-side apply that changed nothing keeps the resourceVersion;
         // a dry run keeps it either way, so there the answer must be the live object as it is (a
         // zero value the server omits, such as a CRD's `preserveUnknownFields: false`), but for
-        // the bookkeeping a preview does not show.
-        const kept = p.method === "server-side" && live && (dryRun ? sameStoredObject(after, live) : after.metadata.resourceVersion === live.metadata.resourceVersion);
+        // the bookkeeping a preview does not show. Handing fields from client-side apply over (or
+        // giving some up) is a write of its own, which the apply reports as configured too.
+        const kept = p.method === "server-side" && live && (dryRun ? sameStoredObject(after, live) && !movesOwnership(p, live) : after.metadata.resourceVersion === live.metadata.resourceVersion);
         return { status: "Successful", operation: kept ? "unchanged" : DONE[p.operation], ...before, after };
       } catch (err) {
         // Created by someone else since we listed it: read it and decide again, once.
@@ -176,6 +178,11 @@ async function write(ctx: ApplyObjectContext, p: PlannedApply, live: KubeObject 
   return send(() => ctx.cluster.patch(p.ref, csa.patch, csa.patchType, { dryRun, fieldManager: "kubectl-client-side-apply" }));
 }
 
+/** A server-side apply that first writes managedFields: kubectl's migration from client-side apply, or fields given up. */
+function movesOwnership(p: PlannedApply, live: KubeObject): boolean {
+  return migrationDue(live) || (p.leftAlone?.release?.length ?? 0) > 0;
+}
+
 /** The plan's field paths (as written in the annotation) parsed again. */
 function fieldPaths(texts: readonly string[] | undefined): FieldPath[] {
   if (!texts?.length) return [];
@@ -191,8 +198,10 @@ async function dryRunLocally(ctx: ApplyObjectContext, p: PlannedApply, live: Kub
   if (p.csa) return { status: "Successful", operation: DONE[p.operation], after: previewPlannedWrite(p.csa, live) };
   // Applied client-side before, or with fields to give up: previewed as the migration and the release would leave it.
   const release = fieldPaths(p.leftAlone?.release);
-  const base = migrationDue(live) || release.length ? ((await readMigrated(ctx.cluster, p.ref, ctx.fieldManager, release)) ?? live) : live;
-  const after = previewServerSide(p.sent ?? p.object, base, { fieldManager: ctx.fieldManager, schema: live ? await ctx.schemaFor(p.object) : undefined });
+  const desired = p.sent ?? p.object;
+  const schema = live ? await ctx.schemaFor(p.object) : undefined;
+  const migrated = migrationDue(live) || release.length ? await previewMigratedLocally(ctx.cluster, p.ref, desired, ctx.fieldManager, { release, leftAlone: fieldPaths(p.leftAlone?.fields), schema }) : undefined;
+  const after = migrated ? storedForm(migrated, live) : previewServerSide(desired, live, { fieldManager: ctx.fieldManager, schema });
   return { status: "Successful", operation: DONE[p.operation], after };
 }
 
