@@ -78,8 +78,13 @@ function isEstablished(crd: KubeObject): boolean {
 
 /** The inventory's objects (empty when there is no inventory in the cluster). */
 export async function inventoryObjects(cluster: Cluster, info: InventoryInfo, signal?: AbortSignal): Promise<ObjRef[]> {
+  return (await readInventoryForStatus(cluster, info, signal)).refs;
+}
+
+/** The package's inventory as `live status` reads it: kpt's error without the CRD; absent (`object` unset) when it is not in the cluster. */
+export async function readInventoryForStatus(cluster: Cluster, info: InventoryInfo, signal?: AbortSignal): Promise<ClusterInventory> {
   if (!(await resourceGroupCrdInstalled(cluster))) throw resourceGroupKindNotServedError("one");
-  return (await readClusterInventory(cluster, info, signal)).refs;
+  return readClusterInventory(cluster, info, signal);
 }
 
 /**
