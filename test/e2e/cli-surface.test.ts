@@ -64,6 +64,19 @@ describe("the command line itself", () => {
     expect(r.stderr).toContain(`\n${usage}\n`);
   });
 
+  // Issue 36: the docs write flags as `--flag=value`; a typo there is suggested as in `--flag value`.
+  it.each([
+    [["live", "apply", "--reconcile-timout=2m", "."], "error: unknown option '--reconcile-timout=2m'", "(Did you mean --reconcile-timeout?)"],
+    [["live", "apply", "--reconcile-timout", "2m", "."], "error: unknown option '--reconcile-timout'", "(Did you mean --reconcile-timeout?)"],
+    [["live", "apply", "--dry-rn=true", "."], "error: unknown option '--dry-rn=true'", "(Did you mean --dry-run?)"],
+    [["live", "status", "--kubeconfg=/tmp/x", "."], "error: unknown option '--kubeconfg=/tmp/x'", "(Did you mean --kubeconfig?)"],
+    [["live", "diff", "--no-such-flag=1", "."], "error: unknown option '--no-such-flag=1'", "(run with --help for usage)"],
+  ])("%j: names the whole argument and suggests the nearest flag in either form (exit 2)", async (args, error, hint) => {
+    const r = await kptTs(args);
+    expect(r.code, printed(r)).toBe(2);
+    expect(r.stderr.split("\n").slice(0, 2)).toEqual([error, hint]);
+  });
+
   it.skipIf(!hasBinary("kpt"))("kpt's help exits 0 for an unknown topic too, its message on stderr", async () => {
     const r = await kpt(["help", "nope"]);
     expect(r.code).toBe(0);
