@@ -15,7 +15,7 @@ import { previewPlannedWrite, previewServerSide } from "../apply/local-preview.j
 import { IGNORE_FIELDS_ANNOTATION, parseFieldPaths, withFieldsOf, type FieldPath } from "../apply/left-alone.js";
 import { migrateToServerSide, migrationDue, previewAfterMigration, previewMigratedLocally } from "../apply/ssa-migration.js";
 import { storedForm } from "../apply/csa/stored-form.js";
-import { retryWhileWebhookUnavailable, WEBHOOK_RETRY_WITHOUT_TIMEOUT_MS, type WebhookRetry } from "../apply/webhook-retry.js";
+import { describeRetryLimit, retryWhileWebhookUnavailable, type WebhookRetry } from "../apply/webhook-retry.js";
 import { needsMergeSchema, planStillHolds, replanObject, sameStoredObject, type ObjectPlanOptions } from "../plan/plan-object.js";
 
 export interface ApplyObjectContext extends ObjectPlanOptions {
@@ -59,7 +59,7 @@ function outcomeUnknown(err: unknown): boolean {
   return !(err instanceof ApiError) || err.status >= 500 || err.attempts > 1;
 }
 
-function describeApiError(err: unknown, verb: string, serverSide: boolean, source?: SourcePos): string {
+function describeApiError(err: unknown, verb: string, serverSide: boolean, source?: SourcePos, retry?: WebhookRetry): string {
   // kpt names the file relative to the package (its path annotation), wherever the package is.
   const file = source?.pkgFile ?? source?.file;
   const where = file ? ` "${file}"` : "";
@@ -73,7 +73,7 @@ function describeApiError(err: unknown, verb: string, serverSide: boolean, sourc
     const advice =
       forbiddenAdvice(err) ??
       (err instanceof WebhookUnavailableError
-        ? `admission webhook "${err.webhook}" was still not reachable (${err.why}) after retrying until the wave's reconcile timeout (${WEBHOOK_RETRY_WITHOUT_TIMEOUT_MS / 60_000}m without --reconcile-timeout): check the webhook's Service and Pods, or raise --reconcile-timeout`
+        ? `admission webhook "${err.webhook}" was still not reachable (${err.why}) after retrying for ${retry?.limit ?? describeRetryLimit(undefined)}: check the webhook's Service and Pods, or raise --reconcile-timeout`
         : undefined) ??
       (err.status === 422 && err.causes.some((c) => c.reason === "FieldValueTooLong" && c.field === "metadata.annotations") && !serverSide
         ? "client-side apply keeps a copy of the object in its last-applied-configuration annotation, which the server limits to 256 KiB: apply with --server-side"
@@ -100,6 +100,7 @@ export async function applyObject(ctx: ApplyObjectContext, planned: PlannedApply
   const { ref, source } = planned;
   let live = ctx.cache.get(ref);
   const dryRun = ctx.dryRun === "server";
+  const retry = dryRun ? undefined : ctx.webhookRetry?.(ref);
   // A repeated create that found the object: our first try made it, and its answer was lost.
   let createdByLostTry = false;
   try {
@@ -114,7 +115,7 @@ export async function applyObject(ctx: ApplyObjectContext, planned: PlannedApply
       if (p.operation === "unchanged") return { status: "Successful", operation: createdByLostTry ? "created" : "unchanged", ...before, ...(live ? { after: live } : {}) };
       if (ctx.dryRun === "client") return { ...(await dryRunLocally(ctx, p, live)), ...before };
       try {
-        const after = await write(ctx, p, live, dryRun);
+        const after = await write(ctx, p, live, dryRun, retry);
         // The server's answer: a server-side apply that changed nothing keeps the resourceVersion;
         // a dry run keeps it either way, so there the answer must be the live object as it is (a
         // zero value the server omits, such as a CRD's `preserveUnknownFields: false`), but for
@@ -146,7 +147,7 @@ export async function applyObject(ctx: ApplyObjectContext, planned: PlannedApply
     // What the server cannot preview because this apply creates the object's namespace or kind first.
     const blocked = dryRun ? blockedByPackage(err, planned, ctx.packageObjects) : undefined;
     if (blocked) return { status: "Successful", operation: DONE[planned.operation], ...before, after: planned.object, note: blocked };
-    return { status: "Failed", error: describeApiError(err, live ? "patching" : "creating", planned.method === "server-side", source), ...before, ...(outcomeUnknown(err) ? { mayExist: true } : {}) };
+    return { status: "Failed", error: describeApiError(err, live ? "patching" : "creating", planned.method === "server-side", source, retry), ...before, ...(outcomeUnknown(err) ? { mayExist: true } : {}) };
   }
 }
 
@@ -156,8 +157,7 @@ export async function applyObject(ctx: ApplyObjectContext, planned: PlannedApply
  * leaves to others, so they stay), or client-side apply's create or patch. A write an admission
  * webhook could not be called for is tried again until the wave's timeout.
  */
-async function write(ctx: ApplyObjectContext, p: PlannedApply, live: KubeObject | undefined, dryRun: boolean): Promise<KubeObject> {
-  const retry = dryRun ? undefined : ctx.webhookRetry?.(p.ref);
+async function write(ctx: ApplyObjectContext, p: PlannedApply, live: KubeObject | undefined, dryRun: boolean, retry: WebhookRetry | undefined): Promise<KubeObject> {
   const send = <T>(fn: () => Promise<T>) => retryWhileWebhookUnavailable(fn, retry);
   if (p.method === "server-side") {
     const release = fieldPaths(p.leftAlone?.release);

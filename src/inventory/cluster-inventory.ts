@@ -113,7 +113,7 @@ export async function readClusterInventory(cluster: Cluster, info: InventoryInfo
   if (id !== info.id) {
     throw new ClusterError(
       `inventory-id of inventory object in cluster doesn't match provided id "${info.id}": ResourceGroup ${info.namespace}/${info.name} has ${INVENTORY_ID_LABEL}="${id ?? ""}"`,
-      { detail: "Another package uses this inventory name. Give this package its own with `kpt live init --force --name NEW`, or restore the package's original resourcegroup.yaml." },
+      { detail: "Another package uses this inventory name. Give this package its own with `kpt-ts live init --force --name NEW`, or restore the package's original resourcegroup.yaml." },
     );
   }
   return { object: rg, refs: refsOfResourceGroup(rg) };

@@ -313,7 +313,7 @@ function readInventoryFile(f: PackageFile, issues: PackageIssue[]): Entry[] {
     });
   }
   if (rgs.length === 0 && parsed.errors.length === 0) {
-    issues.push({ source: { file: f.path, line: 1 }, message: '--rg-file holds no ResourceGroup: give the file "kpt live init --rg-file" wrote' });
+    issues.push({ source: { file: f.path, line: 1 }, message: '--rg-file holds no ResourceGroup: give the file "kpt-ts live init --rg-file FILE" wrote' });
   }
   return rgs;
 }
@@ -363,8 +363,8 @@ function resolveInventory(input: PackageInput, found: Found, rootKptfile: Kptfil
   if (kptfileInventories.length === 1) return inventoryFromKptfile(kptfileInventories[0]!);
   if (!required) return { issues: [], warnings: [] };
   const message = input.fromStdin
-    ? `no ResourceGroup object was provided within the stream: include the package's ResourceGroup (the resourcegroup.yaml written by "kpt live init") in the input, or give it with --rg-file FILE`
-    : `Package uninitialized. Please run "kpt live init ${input.path}" command: no ResourceGroup object was found in the package; it records which objects the package owns so later runs can prune them`;
+    ? `no ResourceGroup object was provided within the stream: include the package's ResourceGroup (the resourcegroup.yaml written by "kpt-ts live init") in the input, or give it with --rg-file FILE`
+    : `Package uninitialized: no ResourceGroup object was found in the package; run "kpt-ts live init ${input.path}" to add one (it records which objects the package owns, so later runs can prune them)`;
   return { issues: [{ message }], warnings: [] };
 }
 

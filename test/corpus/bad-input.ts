@@ -401,7 +401,7 @@ export const BAD_INPUT_CASES: BadInputCase[] = [
     files: () => ({ [INVENTORY_FILE]: null }),
     stage: "read",
     error: "PackageError",
-    expect: { message: /Package uninitialized\. Please run "kpt live init .*" command/ },
+    expect: { message: /Package uninitialized: no ResourceGroup object was found in the package; run "kpt-ts live init .*" to add one/ },
   },
   {
     id: "two-inventories",
