@@ -53,6 +53,8 @@ export interface InventoryInfo {
   annotations: Record<string, string>;
   origin: "resourcegroup" | "kptfile";
   source: SourcePos;
+  /** The line of its namespace in source.file, for messages about the namespace. */
+  namespaceLine?: number;
 }
 
 /** A document the package carries for kpt-ts itself, never applied (a HealthRules object), as written. */

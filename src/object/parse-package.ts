@@ -389,7 +389,7 @@ function inventoryFromResourceGroup(e: Entry): InventoryResolution {
   // The id label is added back from `id` wherever the inventory is written.
   const otherLabels = Object.fromEntries(Object.entries(labels).filter(([k]) => k !== INVENTORY_ID_LABEL));
   return {
-    inventory: { name, namespace, id, labels: otherLabels, annotations: stripConfigAnnotations(stringEntries(meta.annotations)), origin: "resourcegroup", source: { file: e.file, line: e.line } },
+    inventory: { name, namespace, id, labels: otherLabels, annotations: stripConfigAnnotations(stringEntries(meta.annotations)), origin: "resourcegroup", source: { file: e.file, line: e.line }, ...lineOfNamespace(e, ["metadata", "namespace"]) },
     issues: [],
     warnings: [],
   };
@@ -411,12 +411,18 @@ function inventoryFromKptfile(e: Entry): InventoryResolution {
     return { issues: [{ source, object: "Kptfile", message: `the inventory in the Kptfile is not valid: ${problems.join("; ")}` }], warnings: [] };
   }
   return {
-    inventory: { name, namespace, id, labels: stringEntries(inv.labels), annotations: stripConfigAnnotations(stringEntries(inv.annotations)), origin: "kptfile", source },
+    inventory: { name, namespace, id, labels: stringEntries(inv.labels), annotations: stripConfigAnnotations(stringEntries(inv.annotations)), origin: "kptfile", source, ...lineOfNamespace(e, ["inventory", "namespace"]) },
     issues: [],
     warnings: [
       `the inventory is read from the Kptfile (${source.file}:${source.line}); a ResourceGroup file is recommended: "kpt-ts live migrate" moves it there unchanged (kpt's migrate takes the namespace from the kubeconfig instead)`,
     ],
   };
+}
+
+/** Where the inventory's namespace is written, when the document says. */
+function lineOfNamespace(e: Entry, path: FieldPath): { namespaceLine?: number } {
+  const line = e.lineOf(path);
+  return line === undefined ? {} : { namespaceLine: line };
 }
 
 function checkInventoryField(what: string, value: string, check: (s: string) => string | undefined): string[] {

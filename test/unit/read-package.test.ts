@@ -337,6 +337,8 @@ describe("analyzePackage", () => {
       annotations: { team: "web" },
       origin: "resourcegroup",
       source: { file: "pkg/rg.yaml", line: 1 },
+      // where metadata.namespace is written: a missing namespace is reported at it
+      namespaceLine: 5,
     });
   });
 
