@@ -64,6 +64,14 @@ describe("the command line itself", () => {
     expect(r.stderr).toContain(`\n${usage}\n`);
   });
 
+  // Issue 36: status and destroy showed `kpt-ts live apply -` as their own --rg-file example.
+  it.each(["apply", "status", "destroy"])("live %s --help: --rg-file's example is of that command", async (command) => {
+    const r = await kptTs(["live", command, "--help"]);
+    expect(r.code, printed(r)).toBe(0);
+    const flag = r.stdout.slice(r.stdout.indexOf("--rg-file <file>"), r.stdout.indexOf("\n  -", r.stdout.indexOf("--rg-file <file>") + 1)).replace(/\s+/g, " ");
+    expect(flag).toContain(`kustomize build | kpt-ts live ${command} - --rg-file inventory.yaml`);
+  });
+
   // Issue 36: the docs write flags as `--flag=value`; a typo there is suggested as in `--flag value`.
   it.each([
     [["live", "apply", "--reconcile-timout=2m", "."], "error: unknown option '--reconcile-timout=2m'", "(Did you mean --reconcile-timeout?)"],
@@ -117,6 +125,22 @@ describe("kpt's root flags", () => {
       expect(global, command).toMatch(/^ {2}--truncate-output /m);
       expect(global, command).toMatch(/^ {2}--log-flush-frequency <duration> /m);
     }
+  });
+
+  // Issue 36: README said where --help lists the connection flags; now it says both places.
+  it("the connection flags: under Options in `live --help` (as kpt's `live --help` lists them under Flags), under Global Flags in each live command's", async () => {
+    const section = (help: string, heading: string) => {
+      const at = help.indexOf(`\n${heading}:\n`);
+      return at < 0 ? "" : help.slice(at, help.indexOf("\n\n", at + 1));
+    };
+    const live = await kptTs(["live", "--help"]);
+    for (const flag of ["--kubeconfig <path>", "--context <name>", "-s, --server <address>", "--as <user>", "-n, --namespace <namespace>"]) {
+      expect(section(live.stdout, "Options"), flag).toContain(`  ${flag}`);
+      for (const command of ["apply", "status"]) expect(section((await kptTs(["live", command, "--help"])).stdout, "Global Flags"), `live ${command}: ${flag}`).toContain(`  ${flag}`);
+    }
+    const readme = readFileSync(join(REPO, "README.md"), "utf8");
+    expect(readme).toContain('lists them under "Global Flags" in its `--help`');
+    expect(readme).toContain('`kpt-ts live --help` lists them under "Options"');
   });
 
   it.skipIf(!hasBinary("kpt"))("each live command's --help lists every flag kpt's lists", async () => {
