@@ -7,10 +7,8 @@
 // `plan()` returns what a run would do (the same plan the run performs), writing nothing. Runs
 // leave the CLI's change record (`live history`) unless `history: false` (or `historyLimit: 0`).
 
-import { runApply } from "./engine/run-apply.js";
-import { runDestroy } from "./engine/run-destroy.js";
+import { previewPlan, runApply, runDestroy } from "./engine/run.js";
 import type { EngineOptions } from "./engine/options.js";
-import { previewPlan } from "./engine/preview-plan.js";
 import type { ApplyPlan, DestroyPlan, RunPlan } from "./model/plan.js";
 import { KubeCluster } from "./cluster/kube-cluster.js";
 import type { KubeconfigOptions } from "./cluster/kubeconfig.js";

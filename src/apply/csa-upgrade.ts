@@ -10,7 +10,7 @@
 // the package no longer sets. With the field manager "kubectl" (kpt's and kpt-ts' default),
 // kubectl also makes "kubectl-last-applied" own the annotation, so that the server (which keeps
 // the annotation current for "kubectl" applies) does not drop it, and a later switch back to
-// client-side apply still knows what was applied last. Pure: the IO is in apply-object.
+// client-side apply still knows what was applied last. Pure: the writer sends it (writer.ts).
 
 import { LAST_APPLIED_ANNOTATION, type KubeObject } from "../model/kube-object.js";
 import { lastAppliedFields, managedFieldsOf, ownsLastApplied, type ManagedFieldsEntry } from "../model/managed-fields.js";

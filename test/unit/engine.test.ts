@@ -9,7 +9,7 @@ import type { EngineEvent } from "../../src/model/events.js";
 import { statsFailed } from "../../src/model/run-tally.js";
 import { ClusterError } from "../../src/model/errors.js";
 import { collectChangeSet } from "../../src/diff/change-set.js";
-import { runApply as runEngine } from "../../src/engine/run-apply.js";
+import { runApply as runEngine } from "../../src/engine/run.js";
 import { OWNING_INVENTORY_ANNOTATION } from "../../src/model/inventory-keys.js";
 import { lastAppliedValue } from "../../src/apply/csa/last-applied.js";
 import { refsOfResourceGroup } from "../../src/inventory/resource-group.js";
