@@ -12,7 +12,7 @@ import type { WaitExplainer } from "../status/wait-explainer.js";
 import type { WaitTarget } from "../status/wait-for.js";
 import type { ApplyObjectContext, ApplyObjectResult } from "./apply-object.js";
 import type { ResolvedOptions } from "./options.js";
-import type { Recorder } from "./recorder.js";
+import type { Recorder } from "./run-events.js";
 
 export interface RunContext {
   plan: RunPlan;
