@@ -1,16 +1,14 @@
-// The IO of client-side → server-side migration (csa-upgrade.ts decides), and of giving up the
-// fields a package leaves to other controllers (left-alone.ts): read the object whole (the live
-// cache keeps only a marker of the client-side entries), send kubectl's JSON patch of
-// managedFields guarded by the resourceVersion it was computed from, and on a conflict read and
-// try again, as kubectl does (5 tries). For previews, the same migration applied locally to what
-// the server's dry run answered.
+// The client-side → server-side migration (csa-upgrade.ts decides) and giving up the fields a
+// package leaves to other controllers (left-alone.ts): whether an object needs the migration
+// (the planner asks), the managedFields it leaves (the writer sends them, writer.ts), and for
+// previews the same migration applied to what the server's dry run answered, which the server
+// then stores as a dry run (or, where it may not be asked, computed locally).
 
-import { ApiError } from "../cluster/api-error.js";
 import type { Cluster } from "../cluster/types.js";
 import type { ObjRef } from "../model/ref.js";
 import { managedFieldsOf, type ManagedFieldsEntry } from "../model/managed-fields.js";
 import type { KubeObject } from "../model/kube-object.js";
-import { clientSideManagers, migratedManagedFields, migrationPatch, withManagedFields } from "./csa-upgrade.js";
+import { clientSideManagers, migratedManagedFields, withManagedFields } from "./csa-upgrade.js";
 import { applyMergePatch, applyStrategicPatch } from "./csa/apply-patch.js";
 import { deepEqualJson, type JsonValue } from "./csa/json-value.js";
 import { lastAppliedOf } from "./csa/last-applied.js";
@@ -18,9 +16,6 @@ import type { PatchSchema } from "./csa/patch-schema.js";
 import { createThreeWayMergePatch, createThreeWayStrategicPatch, isEmptyPatch } from "./csa/three-way-patch.js";
 import { previewServerSideApply } from "./ssa-local.js";
 import { releasedManagedFields, withoutFields, type FieldPath } from "./left-alone.js";
-
-/** kubectl's maxPatchRetry. */
-const MAX_TRIES = 5;
 
 /** True when the live object (as the cache keeps it) still has client-side appliers to migrate. */
 export function migrationDue(live: KubeObject | undefined): boolean {
@@ -40,28 +35,6 @@ export function preparedManagedFields(live: KubeObject, fieldManager: string, re
 }
 
 /**
- * Hands the client-side appliers' fields to `fieldManager` before its server-side apply, and
- * gives up those in `release`. Returns the object as changed, or undefined when there was
- * nothing to do (or it is gone).
- */
-export async function migrateToServerSide(cluster: Cluster, ref: ObjRef, fieldManager: string, o: { release?: readonly FieldPath[]; signal?: AbortSignal } = {}): Promise<KubeObject | undefined> {
-  const signal = o.signal;
-  for (let attempt = 1; ; attempt++) {
-    const live = await cluster.get(ref, signal);
-    if (!live) return undefined;
-    const managedFields = preparedManagedFields(live, fieldManager, o.release ?? [], new Date());
-    if (!managedFields) return undefined;
-    try {
-      return await cluster.patch(ref, migrationPatch(managedFields, live.metadata.resourceVersion), "json", { fieldManager, signal });
-    } catch (err) {
-      // Changed since it was read: read it again and recompute.
-      if (err instanceof ApiError && err.status === 409 && attempt < MAX_TRIES) continue;
-      throw err;
-    }
-  }
-}
-
-/**
  * The live object read whole, with the managedFields the migration (and the release of `release`)
  * would give it (undefined: nothing to change).
  */
@@ -76,15 +49,24 @@ export async function readMigrated(cluster: Cluster, ref: ObjRef, fieldManager: 
  * dry run of the apply (`applied`) cannot see the fields the migration makes `fieldManager`'s
  * and the package does not set: the real apply removes them, and the server then fills in again
  * what it fills in on every write (defaults, a Namespace's name label, its admission webhooks),
- * so most of them stay. Those removals are computed locally, then the server is asked (a dry-run
- * merge patch of the whole result) what it would store for that object: the apply's own result.
+ * so most of them stay. Those removals are computed locally, then the server is asked what it
+ * would store for that object (`dryRunPatch`: a dry-run merge patch of the whole result, sent by
+ * the writer): the apply's own result.
  */
-export async function previewAfterMigration(cluster: Cluster, ref: ObjRef, desired: KubeObject, applied: KubeObject, fieldManager: string, schema: PatchSchema | undefined, signal?: AbortSignal): Promise<KubeObject> {
+export async function previewAfterMigration(
+  cluster: Cluster,
+  ref: ObjRef,
+  desired: KubeObject,
+  applied: KubeObject,
+  fieldManager: string,
+  schema: PatchSchema | undefined,
+  dryRunPatch: (mergePatch: Record<string, unknown>) => Promise<KubeObject>,
+  signal?: AbortSignal,
+): Promise<KubeObject> {
   const migrated = await readMigrated(cluster, ref, fieldManager, [], signal);
   if (!migrated) return applied;
   const removed = previewServerSideApply(desired, withManagedFields(applied, migrated.metadata.managedFields as ManagedFieldsEntry[]), fieldManager, schema);
-  const patch = mergePatchBetween(migrated, removed);
-  const stored = deepEqualJson(bodyOf(removed) as JsonValue, bodyOf(applied) as JsonValue) ? applied : await cluster.patch(ref, patch, "merge", { dryRun: true, fieldManager, signal });
+  const stored = deepEqualJson(bodyOf(removed) as JsonValue, bodyOf(applied) as JsonValue) ? applied : await dryRunPatch(mergePatchBetween(migrated, removed));
   return withManagedFields(stored, managedFieldsOf(applied));
 }
 

@@ -8,7 +8,6 @@ import type { ApplyOperation, EngineEvent } from "../model/events.js";
 import type { KubeObject, SourcePos } from "../model/kube-object.js";
 import type { PlannedApply, PlannedDelete, PlannedOperation, RunPlan } from "../model/plan.js";
 import { compareRefs, refKey, type ObjRef } from "../model/ref.js";
-import { clientSideManagers } from "../apply/csa-upgrade.js";
 import { maskSecretPair } from "./mask-secrets.js";
 import { jsonEqual, normalizeForDiff } from "./normalize.js";
 
@@ -65,7 +64,7 @@ export function planNote(p: PlannedApply): string | undefined {
   if (la?.createOnly) notes.push("create-only: it exists, so it is left as it is");
   if (la?.fields?.length) notes.push(`${la.fields.join(", ")} left to other managers${p.live ? "" : " once it exists"}`);
   if (la?.release?.length) notes.push(`server-side apply's field manager gives up ${la.release.join(", ")} (the values stay)`);
-  if (p.method === "server-side" && p.live && clientSideManagers(p.live).size > 0) notes.push("applied client-side before: its fields are handed to server-side apply's field manager first");
+  if (p.method === "server-side" && p.migrate) notes.push("applied client-side before: its fields are handed to server-side apply's field manager first");
   return notes.length ? notes.join("; ") : undefined;
 }
 

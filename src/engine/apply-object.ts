@@ -13,13 +13,16 @@ import type { LiveCache } from "../status/live-cache.js";
 import type { PatchSchema } from "../apply/csa/patch-schema.js";
 import { previewPlannedWrite, previewServerSide } from "../apply/local-preview.js";
 import { IGNORE_FIELDS_ANNOTATION, parseFieldPaths, withFieldsOf, type FieldPath } from "../apply/left-alone.js";
-import { migrateToServerSide, migrationDue, previewAfterMigration, previewMigratedLocally } from "../apply/ssa-migration.js";
+import { previewAfterMigration, previewMigratedLocally } from "../apply/ssa-migration.js";
 import { storedForm } from "../apply/csa/stored-form.js";
-import { describeRetryLimit, retryWhileWebhookUnavailable, type WebhookRetry } from "../apply/webhook-retry.js";
+import { describeRetryLimit, type WebhookRetry } from "../apply/webhook-retry.js";
+import type { Writer } from "../apply/writer.js";
 import { needsMergeSchema, planStillHolds, replanObject, sameStoredObject, type ObjectPlanOptions } from "../plan/plan-object.js";
 
 export interface ApplyObjectContext extends ObjectPlanOptions {
+  /** Reads; the writes go through `writer`. */
   cluster: Cluster;
+  writer: Writer;
   cache: LiveCache;
   forceConflicts: boolean;
   dryRun: DryRunStrategy;
@@ -121,7 +124,7 @@ export async function applyObject(ctx: ApplyObjectContext, planned: PlannedApply
         // zero value the server omits, such as a CRD's `preserveUnknownFields: false`), but for
         // the bookkeeping a preview does not show. Handing fields from client-side apply over (or
         // giving some up) is a write of its own, which the apply reports as configured too.
-        const kept = p.method === "server-side" && live && (dryRun ? sameStoredObject(after, live) && !movesOwnership(p, live) : after.metadata.resourceVersion === live.metadata.resourceVersion);
+        const kept = p.method === "server-side" && live && (dryRun ? sameStoredObject(after, live) && !movesOwnership(p) : after.metadata.resourceVersion === live.metadata.resourceVersion);
         return { status: "Successful", operation: kept ? "unchanged" : DONE[p.operation], ...before, after };
       } catch (err) {
         // Created by someone else since we listed it: read it and decide again, once.
@@ -153,34 +156,36 @@ export async function applyObject(ctx: ApplyObjectContext, planned: PlannedApply
 
 /**
  * The write the plan says: server-side apply (after kubectl's migration of client-side field
- * ownership, so fields the package dropped go, and after giving up the fields the package now
- * leaves to others, so they stay), or client-side apply's create or patch. A write an admission
- * webhook could not be called for is tried again until the wave's timeout.
+ * ownership when the plan says so, so fields the package dropped go, and after giving up the
+ * fields the package now leaves to others, so they stay), or client-side apply's create or
+ * patch. A write an admission webhook could not be called for is tried again until the wave's
+ * timeout.
  */
 async function write(ctx: ApplyObjectContext, p: PlannedApply, live: KubeObject | undefined, dryRun: boolean, retry: WebhookRetry | undefined): Promise<KubeObject> {
-  const send = <T>(fn: () => Promise<T>) => retryWhileWebhookUnavailable(fn, retry);
+  const { writer, fieldManager } = ctx;
   if (p.method === "server-side") {
     const release = fieldPaths(p.leftAlone?.release);
-    const migrate = migrationDue(live);
-    if ((migrate || release.length) && !dryRun) await send(() => migrateToServerSide(ctx.cluster, p.ref, ctx.fieldManager, { release }));
+    if ((p.migrate || release.length) && !dryRun) await writer.migrate(p.ref, fieldManager, { release, retry });
     // A dry run cannot give fields up: sent with their values as they are, it shows what
     // giving them up leaves (the same values).
     const body = dryRun && release.length ? withFieldsOf(p.sent ?? p.object, live, release) : (p.sent ?? p.object);
-    const applied = await send(() => ctx.cluster.apply(body, { fieldManager: ctx.fieldManager, force: ctx.forceConflicts, dryRun }));
+    const applied = await writer.apply(body, { fieldManager, force: ctx.forceConflicts, dryRun, retry });
     // Created with every field: those it leaves to others once it exists are given up at once.
     const leaveNow = !live && !dryRun ? fieldPaths(p.leftAlone?.fields) : [];
-    if (leaveNow.length) return (await send(() => migrateToServerSide(ctx.cluster, p.ref, ctx.fieldManager, { release: leaveNow }))) ?? applied;
-    // A dry run cannot make the migration: what it would remove is applied to the server's answer.
-    return migrate && dryRun ? previewAfterMigration(ctx.cluster, p.ref, body, applied, ctx.fieldManager, await ctx.schemaFor(p.object)) : applied;
+    if (leaveNow.length) return (await writer.migrate(p.ref, fieldManager, { release: leaveNow, retry })) ?? applied;
+    // A dry run cannot make the migration: what it would remove is applied to the server's
+    // answer, and the server asked what it would store then.
+    if (!p.migrate || !dryRun) return applied;
+    return previewAfterMigration(ctx.cluster, p.ref, body, applied, fieldManager, await ctx.schemaFor(p.object), (patch) => writer.patch(p.ref, patch, "merge", { dryRun: true }));
   }
   const csa = p.csa as Exclude<CsaPlan, { op: "unchanged" }>;
-  if (csa.op === "create") return send(() => ctx.cluster.create(csa.body, { dryRun, fieldManager: "kubectl-client-side-apply" }));
-  return send(() => ctx.cluster.patch(p.ref, csa.patch, csa.patchType, { dryRun, fieldManager: "kubectl-client-side-apply" }));
+  if (csa.op === "create") return writer.create(csa.body, { dryRun, retry });
+  return writer.patch(p.ref, csa.patch, csa.patchType, { dryRun, retry });
 }
 
 /** A server-side apply that first writes managedFields: kubectl's migration from client-side apply, or fields given up. */
-function movesOwnership(p: PlannedApply, live: KubeObject): boolean {
-  return migrationDue(live) || (p.leftAlone?.release?.length ?? 0) > 0;
+function movesOwnership(p: PlannedApply): boolean {
+  return Boolean(p.migrate) || (p.leftAlone?.release?.length ?? 0) > 0;
 }
 
 /** The plan's field paths (as written in the annotation) parsed again. */
@@ -200,7 +205,7 @@ async function dryRunLocally(ctx: ApplyObjectContext, p: PlannedApply, live: Kub
   const release = fieldPaths(p.leftAlone?.release);
   const desired = p.sent ?? p.object;
   const schema = live ? await ctx.schemaFor(p.object) : undefined;
-  const migrated = migrationDue(live) || release.length ? await previewMigratedLocally(ctx.cluster, p.ref, desired, ctx.fieldManager, { release, leftAlone: fieldPaths(p.leftAlone?.fields), schema }) : undefined;
+  const migrated = p.migrate || release.length ? await previewMigratedLocally(ctx.cluster, p.ref, desired, ctx.fieldManager, { release, leftAlone: fieldPaths(p.leftAlone?.fields), schema }) : undefined;
   const after = migrated ? storedForm(migrated, live) : previewServerSide(desired, live, { fieldManager: ctx.fieldManager, schema });
   return { status: "Successful", operation: DONE[p.operation], after };
 }
