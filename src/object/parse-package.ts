@@ -419,10 +419,9 @@ function inventoryFromKptfile(e: Entry): InventoryResolution {
   };
 }
 
-/** Where the inventory's namespace is written, when the document says. */
-function lineOfNamespace(e: Entry, path: FieldPath): { namespaceLine?: number } {
-  const line = e.lineOf(path);
-  return line === undefined ? {} : { namespaceLine: line };
+/** Where the inventory's namespace is written, found when asked. */
+function lineOfNamespace(e: Entry, path: FieldPath): { namespaceLine: () => number | undefined } {
+  return { namespaceLine: () => e.lineOf(path) };
 }
 
 function checkInventoryField(what: string, value: string, check: (s: string) => string | undefined): string[] {

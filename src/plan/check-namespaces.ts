@@ -9,7 +9,8 @@ import { PackageError, type PackageIssue } from "../model/errors.js";
 import type { InventoryInfo, PackageObject, SourcePos } from "../model/kube-object.js";
 
 interface NamespaceUser {
-  source: SourcePos;
+  /** Where it is named: computed only for a namespace that is missing (an object's line costs a parse with positions). */
+  source: () => SourcePos;
   object: string;
 }
 
@@ -19,13 +20,14 @@ export async function refuseMissingNamespaces(objects: readonly PackageObject[],
   const users = new Map<string, NamespaceUser[]>();
   const use = (ns: string | undefined, user: NamespaceUser) => {
     if (!ns || created.has(ns)) return;
-    users.set(ns, [...(users.get(ns) ?? []), user]);
+    const list = users.get(ns);
+    if (list) list.push(user);
+    else users.set(ns, [user]);
   };
   for (const po of objects) {
-    const line = po.lineOf?.(["metadata", "namespace"]) ?? po.source.line;
-    use(po.object.metadata.namespace, { source: { ...po.source, line }, object: `${po.object.kind}/${po.object.metadata.name ?? ""}` });
+    use(po.object.metadata.namespace, { source: () => ({ ...po.source, line: po.lineOf?.(["metadata", "namespace"]) ?? po.source.line }), object: `${po.object.kind}/${po.object.metadata.name ?? ""}` });
   }
-  use(inventory.namespace, { source: { ...inventory.source, line: inventory.namespaceLine ?? inventory.source.line }, object: inventory.origin === "kptfile" ? "Kptfile" : `ResourceGroup/${inventory.name}` });
+  use(inventory.namespace, { source: () => ({ ...inventory.source, line: inventory.namespaceLine?.() ?? inventory.source.line }), object: inventory.origin === "kptfile" ? "Kptfile" : `ResourceGroup/${inventory.name}` });
   const absent = await Promise.all(
     [...users.keys()].map(async (ns) => {
       const found = await cluster.get({ group: "", kind: "Namespace", namespace: "", name: ns }, signal, { metadataOnly: true }).then(
@@ -43,7 +45,7 @@ function missingNamespaceIssue(ns: string, users: NamespaceUser[]): PackageIssue
   const [first] = users;
   const more = users.length > 1 ? ` (${users.length} objects of the package are in it)` : "";
   return {
-    source: first!.source,
+    source: first!.source(),
     object: first!.object,
     message: `namespace "${ns}" does not exist in the cluster, and the package does not create it${more}: create it (kubectl create namespace ${ns}), add a Namespace object for it to the package, or fix metadata.namespace`,
   };

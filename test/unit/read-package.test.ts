@@ -337,9 +337,10 @@ describe("analyzePackage", () => {
       annotations: { team: "web" },
       origin: "resourcegroup",
       source: { file: "pkg/rg.yaml", line: 1 },
-      // where metadata.namespace is written: a missing namespace is reported at it
-      namespaceLine: 5,
+      namespaceLine: expect.any(Function),
     });
+    // where metadata.namespace is written, found when asked: a missing namespace is reported at it
+    expect(result.inventory?.namespaceLine?.()).toBe(5);
   });
 
   it("finds the lines of metadata.namespace and depends-on for later checks", () => {
