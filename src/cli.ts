@@ -250,6 +250,19 @@ liveCommand("install-resource-group", {
   body: async ({ globals }) => (await import("./commands/install-resource-group.js")).installResourceGroup(globals, io),
 });
 
+// Hidden: the names completion offers (contexts, namespaces, inventories), listed with the
+// connection flags typed on the line; the scripts of `completion` run it on TAB.
+live
+  .command("__names", { hidden: true })
+  .argument("<kind>", "context, namespace or inventory")
+  .exitOverride()
+  .action((kind: string, _opts: unknown, c: Command) =>
+    run(async () => {
+      const { completeNames } = await import("./commands/complete-names.js");
+      await completeNames(kind, parseFlags(globalFlags, c.optsWithGlobals()), io);
+    }),
+  );
+
 withExamples(program.command("completion"), "completion")
   .description("Print a shell completion script (bash: `source <(kpt-ts completion bash)`; zsh: `source <(kpt-ts completion zsh)`; fish: `kpt-ts completion fish | source`)")
   .addArgument(new Argument("<shell>", "bash, zsh or fish").choices(["bash", "zsh", "fish"]))
