@@ -8,7 +8,9 @@ import type { Package } from "../model/kube-object.js";
 import { gatherApplyFacts } from "../plan/gather.js";
 import { planApply, plannedRefs } from "../plan/plan-apply.js";
 import { checkRemovalPatches } from "../plan/check-patches.js";
-import { planChangesNothing } from "../model/plan.js";
+import { LAST_APPLIED_ANNOTATION } from "../model/kube-object.js";
+import { planChangesNothing, type ApplyPlan } from "../model/plan.js";
+import { formatRefNs } from "../model/ref.js";
 import { executeApply } from "./execute-apply.js";
 import { resolveOptions, type EngineOptions } from "./options.js";
 import { runEvents } from "./run-events.js";
@@ -24,9 +26,24 @@ export function runApply(pkg: Package, cluster: Cluster, options: EngineOptions 
       const info = plan.inventory.info;
       recorder.emit({ type: "init", command: "apply", dryRun: o.dryRun, inventory: { name: info.name, namespace: info.namespace, id: info.id }, objects: plannedRefs(plan), plan, changesNothing: planChangesNothing(plan) });
       for (const message of await unavailableApiWarnings(cluster, o.signal)) recorder.emit({ type: "warning", message });
+      for (const message of lastAppliedWarnings(plan)) recorder.emit({ type: "warning", message });
       await executeApply(plan, cluster, cache, recorder, o);
     } finally {
       cache.close();
     }
   });
+}
+
+/**
+ * One warning per object whose last-applied annotation cannot be read: kubectl apply (and kpt)
+ * fail such an object; kpt-ts applies it as if it had none (nothing the package dropped is
+ * removed) and writes a valid one, and says so, naming the object.
+ */
+function lastAppliedWarnings(plan: ApplyPlan): string[] {
+  return plan.applies
+    .filter((a) => a.lastAppliedUnreadable && !a.skip)
+    .map(
+      (a) =>
+        `${formatRefNs(a.ref)}: its ${LAST_APPLIED_ANNOTATION} annotation ${a.lastAppliedUnreadable}, so it is read as missing: nothing the package no longer sets is removed, and the apply writes a valid one (kubectl apply refuses the object instead)`,
+    );
 }

@@ -380,3 +380,36 @@ describe("kpt-ts.dev/ignore-fields paths that name no field of the object (issue
     expect(after.data).toEqual({ x: "1" });
   });
 });
+
+describe("a live last-applied annotation that is not valid JSON (issue 35)", () => {
+  // kubectl apply (and kpt) refuse such an object ("invalid JSON document", exit 1 / 3). kpt-ts
+  // reads it as missing, as kubectl reads a missing one: nothing the package dropped is removed,
+  // the apply writes a valid copy, and the run says so once, naming the object.
+  it("is said once, naming the object (apply and live diff); the apply goes on and writes a valid one", async () => {
+    const ns = await createNamespace("e2e-hostile-lastapplied");
+    cleanups.push(async () => void (await kubectl(["delete", "namespace", ns, "--wait=false"])));
+    const dir = await writePackage({ "rg.yaml": rg(ns), "cm.yaml": cm(ns, "hand-edited", { x: '"1"', dropped: '"1"' }) });
+    const first = await kptTs(["live", "apply", dir]);
+    expect(first.code, first.stdout + first.stderr).toBe(0);
+    const annotate = await kubectl(["annotate", "--overwrite", "configmap", "hand-edited", "-n", ns, "kubectl.kubernetes.io/last-applied-configuration={not json"]);
+    expect(annotate.code, annotate.stderr).toBe(0);
+    await writeFile(join(dir, "cm.yaml"), cm(ns, "hand-edited", { x: '"3"' }));
+    const warning = `[WARN] configmap/hand-edited (namespace ${ns}): its kubectl.kubernetes.io/last-applied-configuration annotation is not valid JSON, so it is read as missing`;
+
+    const diff = await kptTs(["live", "diff", dir]);
+    expect(diff.code, diff.stdout + diff.stderr).toBe(1);
+    expect(diff.stdout).toContain("its last-applied-configuration annotation is not valid JSON: read as missing");
+
+    const apply = await kptTs(["live", "apply", dir]);
+    expect(apply.code, apply.stdout + apply.stderr).toBe(0);
+    expect(apply.stderr.split(warning).length - 1).toBe(1);
+    expect(apply.stdout).toContain("configmap/hand-edited configured");
+    const live = await kubectlJson(["get", "configmap", "hand-edited", "-n", ns]);
+    expect(live.data).toEqual({ x: "3", dropped: "1" }); // not known to be the package's: kept
+    expect(JSON.parse(live.metadata.annotations["kubectl.kubernetes.io/last-applied-configuration"]).data).toEqual({ x: "3" });
+
+    const again = await kptTs(["live", "apply", dir]);
+    expect(again.code).toBe(0);
+    expect(again.stderr).not.toContain("last-applied-configuration");
+  });
+});

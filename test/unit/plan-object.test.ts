@@ -295,3 +295,33 @@ describe("a client-side patch that only adds zero values the server omits (Argo 
     expect((d.csa as { serverMaySettle?: true }).serverMaySettle).toBeUndefined();
   });
 });
+
+// Issue 35: a live last-applied annotation that cannot be read is read as missing, and said.
+describe("a live last-applied annotation that is not a configuration", () => {
+  const live = (lastApplied: string) =>
+    storedCsa(withLastApplied(deployment(2)), (o) => {
+      o.metadata.annotations["kubectl.kubernetes.io/last-applied-configuration"] = lastApplied;
+      o.spec.template.spec.containers[0].env = [{ name: "DROPPED", value: "1" }];
+    });
+
+  it.each([
+    { name: "not JSON", value: "{not json", problem: "is not valid JSON" },
+    { name: "JSON, not an object", value: '"a string"', problem: "is not a JSON object" },
+  ])("$name: the object is updated as if it had none (nothing is removed), and the plan says why", ({ value, problem }) => {
+    const d = decideObject(deployment(3), live(value), apps, CSA);
+    expect(d.operation).toBe("update");
+    expect(d.lastAppliedUnreadable).toBe(problem);
+    const after: any = (d.csa as { preview: KubeObject }).preview;
+    expect(after.spec.replicas).toBe(3);
+    expect(after.spec.template.spec.containers[0].env).toEqual([{ name: "DROPPED", value: "1" }]); // not known to be ours: kept
+    expect(JSON.parse(after.metadata.annotations["kubectl.kubernetes.io/last-applied-configuration"]).spec.replicas).toBe(3);
+    expect(planNote({ ...d, ref: { group: "apps", kind: "Deployment", namespace: "ns", name: "web" } } as unknown as PlannedApply)).toContain(`its last-applied-configuration annotation ${problem}: read as missing`);
+  });
+
+  it("a readable one, or none, is said nothing of; the secret-holding text is never quoted", () => {
+    expect(decideObject(deployment(3), live(withLastApplied(deployment(2)).metadata.annotations!["kubectl.kubernetes.io/last-applied-configuration"]!), apps, CSA).lastAppliedUnreadable).toBeUndefined();
+    const none = storedCsa(deployment(2), (o) => delete o.metadata.annotations["kubectl.kubernetes.io/last-applied-configuration"]);
+    expect(decideObject(deployment(3), none, apps, CSA).lastAppliedUnreadable).toBeUndefined();
+    expect(decideObject(deployment(3), live('{"data":{"password":"c2VjcmV0"'), apps, CSA).lastAppliedUnreadable).toBe("is not valid JSON");
+  });
+});

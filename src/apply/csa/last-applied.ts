@@ -9,14 +9,29 @@ import { compareStrings, isJsonObject } from "./json-value.js";
  * a JSON object: the patch then removes nothing, which is the safe side of not knowing.
  */
 export function lastAppliedOf(live: KubeObject): object | undefined {
+  return readLastApplied(live).value;
+}
+
+/**
+ * Why the live object's annotation, present, cannot be read as a configuration (undefined when
+ * it can, or there is none). kubectl apply refuses such an object ("invalid JSON document");
+ * kpt-ts applies it as if it had no annotation, and says so (docs/other-controllers.md).
+ */
+export function lastAppliedProblem(live: KubeObject): string | undefined {
+  return readLastApplied(live).problem;
+}
+
+function readLastApplied(live: KubeObject): { value?: object; problem?: string } {
   const raw = live.metadata.annotations?.[LAST_APPLIED_ANNOTATION];
-  if (typeof raw !== "string" || raw.trim() === "") return undefined;
+  if (typeof raw !== "string" || raw.trim() === "") return {};
+  let parsed: unknown;
   try {
-    const parsed: unknown = JSON.parse(raw);
-    return isJsonObject(parsed) ? parsed : undefined;
+    parsed = JSON.parse(raw);
   } catch {
-    return undefined;
+    // Not the parser's message: it quotes the text, which for a Secret holds its values.
+    return { problem: "is not valid JSON" };
   }
+  return isJsonObject(parsed) ? { value: parsed } : { problem: "is not a JSON object" };
 }
 
 /**
