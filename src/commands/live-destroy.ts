@@ -1,6 +1,6 @@
 // `kpt-ts live destroy [PKG_PATH | -]`
 
-import { runDestroy } from "../engine/run-destroy.js";
+import { runDestroy } from "../engine/run.js";
 import type { FlagValues } from "./flag-spec.js";
 import type { destroyFlags, GlobalFlags } from "./command-specs.js";
 import { confirmHook } from "./confirm-deletes.js";
