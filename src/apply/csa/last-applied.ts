@@ -9,17 +9,29 @@ import { compareStrings, isJsonObject } from "./json-value.js";
  * a JSON object: the patch then removes nothing, which is the safe side of not knowing.
  */
 export function lastAppliedOf(live: KubeObject): object | undefined {
+  const raw = live.metadata.annotations?.[LAST_APPLIED_ANNOTATION];
+  const checked = parsedByCheck.get(live);
+  if (checked) {
+    parsedByCheck.delete(live);
+    if (checked.raw === raw) return checked.value;
+  }
   return readLastApplied(live).value;
 }
 
 /**
  * Why the live object's annotation, present, cannot be read as a configuration (undefined when
  * it can, or there is none). kubectl apply refuses such an object ("invalid JSON document");
- * kpt-ts applies it as if it had no annotation, and says so (docs/other-controllers.md).
+ * kpt-ts applies it as if it had no annotation, and says so (README, where kpt-ts differs).
  */
 export function lastAppliedProblem(live: KubeObject): string | undefined {
-  return readLastApplied(live).problem;
+  const read = readLastApplied(live);
+  // The planner reads the configuration next: it takes this parse (once, so no two callers
+  // ever share one object) instead of parsing the annotation again.
+  if (read.value) parsedByCheck.set(live, { raw: live.metadata.annotations![LAST_APPLIED_ANNOTATION]!, value: read.value });
+  return read.problem;
 }
+
+const parsedByCheck = new WeakMap<KubeObject, { raw: string; value: object }>();
 
 function readLastApplied(live: KubeObject): { value?: object; problem?: string } {
   const raw = live.metadata.annotations?.[LAST_APPLIED_ANNOTATION];
