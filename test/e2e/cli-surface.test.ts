@@ -163,7 +163,7 @@ describe("-- ends the options (issue 35)", () => {
       // The directory was read as the package: it holds no inventory (kpt words it its own way).
       const r = await kptTs(["live", "apply", "--", name], { cwd: dir });
       expect(r.code, printed(r)).toBe(2);
-      expect(r.stderr).toContain(`Please run "kpt live init ${name}"`);
+      expect(r.stderr).toContain(`run "kpt-ts live init ${name}" to add one`);
       if (hasBinary("kpt")) expect((await kpt(["live", "apply", "--", name], { cwd: dir })).stderr).toContain("no ResourceGroup object was provided within the stream or package");
     }
     // Without --, it is an option.
