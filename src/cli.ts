@@ -133,8 +133,39 @@ async function finish(code: ExitCode): Promise<never> {
   process.exit(code);
 }
 
+/**
+ * commander's Command, with one change: a typo in `--flag=value` gets the "Did you mean" that
+ * `--flag value` gets (commander compares the whole argument, value included, with the flags).
+ */
+class KptTsCommand extends Command {
+  /** The `--flag=value` argument being reported, while commander reports its flag alone. */
+  private reporting?: { flag: string; argument: string };
+
+  override createCommand(name?: string): Command {
+    return new KptTsCommand(name);
+  }
+
+  // commander's own method (not in its typings): called with each argument it does not know.
+  unknownOption(flag: string): void {
+    const unknownOption = (Command.prototype as unknown as { unknownOption(this: Command, flag: string): void }).unknownOption;
+    const eq = flag.indexOf("=");
+    if (!flag.startsWith("--") || eq < 0) return unknownOption.call(this, flag);
+    this.reporting = { flag: flag.slice(0, eq), argument: flag };
+    try {
+      unknownOption.call(this, flag.slice(0, eq));
+    } finally {
+      this.reporting = undefined;
+    }
+  }
+
+  override error(message: string, errorOptions?: { code?: string; exitCode?: number }): never {
+    const r = this.reporting;
+    return super.error(r ? message.replace(`'${r.flag}'`, `'${r.argument}'`) : message, errorOptions);
+  }
+}
+
 const program = addFlags(
-  new Command("kpt-ts")
+  new KptTsCommand("kpt-ts")
     .description("Deploy Kubernetes packages: apply, prune, wait, status and destroy, compatible with `kpt live`.")
     .version(VERSION, "--version", "print the version")
     .showHelpAfterError("(run with --help for usage)")

@@ -1,9 +1,11 @@
 // kpt-ts as a library: the engine the CLI uses, for TypeScript programs that deploy without
 // shelling out. Every function yields the same typed events the CLI prints.
 //
-//   import { apply } from "kpt-ts";
-//   for await (const e of apply({ path: "./wordpress", reconcileTimeoutMs: 120_000 })) console.log(e);
+//   import { apply, runOutcome } from "kpt-ts";
+//   const { exitCode, failures } = await runOutcome(apply({ path: "./wordpress", reconcileTimeoutMs: 120_000 }));
 //
+// `runOutcome` drains a run into how it ended: the CLI's exit code, the summary's counts, each
+// failed object, and the error that stopped it early if one did (it never throws those).
 // `plan()` returns what a run would do (the same plan the run performs), writing nothing. Runs
 // leave the CLI's change record (`live history`) unless `history: false` (or `historyLimit: 0`).
 
@@ -91,9 +93,10 @@ export type { EngineOptions, Cluster, Package, FollowStatusOptions, RunPlan, App
 export type { PlannedApply, PlannedDelete, PlannedOperation, RunStep } from "./model/plan.js";
 export { countPlan, planChangesNothing } from "./model/plan.js";
 export type * from "./model/events.js";
-export { RunTally, statsFailed } from "./model/run-tally.js";
+export { RunTally, statsFailed, type RunFailure } from "./model/run-tally.js";
+export { runOutcome, type RunOutcome } from "./model/run-outcome.js";
 export { ENGINE_DEFAULTS } from "./engine/options.js";
 export { formatRef, refKey, type ObjRef } from "./model/ref.js";
 export { computeStatus } from "./status/compute-status.js";
 export { loadHealthRules, type HealthRuleSources } from "./health/load-health-rules.js";
-export { PackageError, ClusterError, ResultError, KptTsError, exitCodeFor } from "./model/errors.js";
+export { PackageError, UsageError, ClusterError, ResultError, CancelledError, InternalError, KptTsError, EXIT, exitCodeFor, formatIssue, type ExitCode, type PackageIssue } from "./model/errors.js";

@@ -90,7 +90,9 @@ const concurrency = (what: string) => wholeNumber("--concurrency <n>", `${what} 
 const pollPeriod = () => duration("--poll-period <duration>", "poll period where the cluster refuses watches", `${D.pollPeriodMs / 1000}s`);
 const yes = (): FlagSpec<boolean> => ({ ...bool("yes", "do not ask before pruning or deleting (the question comes only in a terminal)"), flags: "-y, --yes" });
 const healthRules = () => completing("file", repeated("--health-rules <file>", "health rules for custom kinds (a HealthRules YAML file, see docs/health-rules.md); may be repeated; they win over the package's"));
-const rgFile = () => completing("file", optionalText("--rg-file <file>", "the file holding the ResourceGroup, when the package or stream has none (kpt#4580): kustomize build | kpt-ts live apply - --rg-file inventory.yaml"));
+/** `command`: the command whose help shows it, named in its example. */
+const rgFile = (command: "apply" | "destroy" | "status") =>
+  completing("file", optionalText("--rg-file <file>", `the file holding the ResourceGroup, when the package or stream has none (kpt#4580): kustomize build | kpt-ts live ${command} - --rg-file inventory.yaml`));
 const local = () => bool("local", "preview without the server's dry runs: computed locally, as a read-only identity's preview is (no webhooks, no defaulting)");
 const fieldManager = () => text("--field-manager <name>", "field manager for server-side apply", D.fieldManager);
 
@@ -106,7 +108,7 @@ export const initFlags = {
 type CommandFlags<Own extends string> = Omit<EngineFlags, Own> & Record<Own, FlagSpec<unknown>>;
 
 export const applyFlags = {
-  rgFile: rgFile(),
+  rgFile: rgFile("apply"),
   dryRun: bool("dry-run", "show what would change without changing anything (client-side; server-side with --server-side)"),
   serverSide: bool("server-side", "use server-side apply", D.serverSide),
   fieldManager: fieldManager(),
@@ -129,7 +131,7 @@ export const applyFlags = {
 } satisfies CommandFlags<"rgFile" | "dryRun" | "output" | "local" | "showStatusEvents" | "healthRules" | "yes">;
 
 export const destroyFlags = {
-  rgFile: rgFile(),
+  rgFile: rgFile("destroy"),
   dryRun: bool("dry-run", "show what would be deleted without deleting anything"),
   inventoryPolicy: inventoryPolicy("strict or adopt"),
   output: runOutput(),
@@ -157,7 +159,7 @@ export const diffFlags = {
 
 /** `live status`: followStatus' options (keyed as FollowStatusOptions) and its own. */
 export const statusFlags = {
-  rgFile: rgFile(),
+  rgFile: rgFile("status"),
   pollPeriodMs: pollPeriod(),
   pollUntil: oneOf("--poll-until <when>", "known, current, deleted or forever", ["known", "current", "deleted", "forever"] as const, "known", "pollUntil must be one of known,current,deleted,forever"),
   timeoutMs: duration("--timeout <duration>", "stop after this long (exit 0)"),

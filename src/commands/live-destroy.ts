@@ -18,7 +18,7 @@ export async function liveDestroy(pkgPath: string, f: FlagValues<typeof destroyF
     const cluster = early.use();
     const confirm = confirmHook(pkg, { yes, dryRun: dry, output, color: colorFor(io, g) }, io);
     const events = runDestroy(pkg, cluster, { ...engine, dryRun: dry ? "client" : "none", statusOptions, signal: io.signal, confirm });
-    await showRun(events, { command: "destroy", output, showStatusEvents, globals: g, io });
+    await showRun(events, { command: "destroy", output, showStatusEvents, globals: g, io, cluster });
   } finally {
     early.close();
   }

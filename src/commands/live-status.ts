@@ -2,10 +2,11 @@
 // inventory in the cluster, as kpt).
 
 import { unavailableApiWarnings } from "../cluster/unavailable-apis.js";
-import { inventoryObjects, listResourceGroups } from "../inventory/cluster-inventory.js";
+import { listResourceGroups, readInventoryForStatus } from "../inventory/cluster-inventory.js";
 import { listedInventories, selectForStatus, type InventoryMember } from "../inventory/status-selection.js";
 import { UsageError } from "../model/errors.js";
 import { refKey } from "../model/ref.js";
+import { absentInventoryLine } from "../print/absent-inventory.js";
 import { printLiveStatus } from "../print/status-printer.js";
 import { warningLine } from "../print/terminal-text.js";
 import { followStatus } from "../status/follow-status.js";
@@ -33,11 +34,14 @@ export async function liveStatus(pkgPath: string, f: FlagValues<typeof statusFla
     const selection = { inventoryNames: invNames, namespaces };
     // As kpt: every namespace's ResourceGroups, whatever -n says (--namespaces selects objects);
     // without their CRD, kpt's error (exit 1), as for one package's inventory.
+    const stored = pkg ? await readInventoryForStatus(cluster, pkg.inventory, io.signal) : undefined;
     const objects: InventoryMember[] = pkg
-      ? selectForStatus([{ ...pkg.inventory, refs: await inventoryObjects(cluster, pkg.inventory, io.signal) }], selection)
+      ? selectForStatus([{ ...pkg.inventory, refs: stored!.refs }], selection)
       : selectForStatus(listedInventories(await listResourceGroups(cluster, { signal: io.signal, crdRequired: true })), selection);
     if (objects.length === 0) {
       io.stdout.write("no resources found in the inventory\n");
+      // kpt's line alone reads the same for an empty package and a wrong context: say which.
+      if (pkg && !stored?.object) io.stderr.write(absentInventoryLine("status", pkg.inventory, { ...(cluster.context ? { context: cluster.context } : {}), server: cluster.server }));
       return;
     }
     for (const w of await unavailableApiWarnings(cluster, io.signal)) io.stderr.write(warningLine(w));

@@ -269,21 +269,28 @@ describe("npm pack of a clean clone, installed with production dependencies only
     expect(readdirSync(cache)).toHaveLength(1);
   });
 
-  it("exports the library by its name, with its types (`import { apply } from \"kpt-ts\"`)", async () => {
+  it("exports the library by its name, with its types (`import { apply } from \"kpt-ts\"`), README's example included", async () => {
     writeFileSync(
       join(installDir, "lib.ts"),
       [
-        'import { apply, plan, PackageError, type EngineEvent, type RunPlan } from "kpt-ts";',
+        'import { apply, plan, runOutcome, PackageError, type EngineEvent, type RunOutcome, type RunPlan, type RunFailure, type ExitCode } from "kpt-ts";',
         "const events: AsyncIterable<EngineEvent> = apply({ path: \"./pkg\" });",
         "const planned: Promise<RunPlan> = plan({ path: \"./pkg\" });",
+        "const outcome: Promise<RunOutcome> = runOutcome(events);",
+        "outcome.then((o) => { const code: ExitCode = o.exitCode; const f: RunFailure[] = o.failures; return [code, f, o.stats.apply.failed, o.error?.message]; }, () => {});",
         'console.log(typeof apply, typeof plan, PackageError.prototype instanceof Error, events !== undefined, planned !== undefined);',
         "planned.catch(() => {});",
         "",
       ].join("\n"),
     );
+    // README's library example, as written, in a module of its own (it awaits at the top level).
+    const readme = readFileSync(join(REPO, "README.md"), "utf8");
+    const example = /## As a library\n\n```ts\n([\s\S]*?)```/.exec(readme)?.[1];
+    expect(example, "README.md has a ts block under \"As a library\"").toBeDefined();
+    writeFileSync(join(installDir, "readme-example.mts"), example!);
     const tsc = await run(
       process.execPath,
-      [join(REPO, "node_modules", "typescript", "bin", "tsc"), "--noEmit", "--strict", "--module", "nodenext", "--moduleResolution", "nodenext", "--target", "es2022", "--types", "node", "--typeRoots", join(REPO, "node_modules", "@types"), "lib.ts"],
+      [join(REPO, "node_modules", "typescript", "bin", "tsc"), "--noEmit", "--strict", "--module", "nodenext", "--moduleResolution", "nodenext", "--target", "es2022", "--types", "node", "--typeRoots", join(REPO, "node_modules", "@types"), "lib.ts", "readme-example.mts"],
       { cwd: installDir },
     );
     expect(tsc.code, printed(tsc)).toBe(0);
