@@ -9,7 +9,7 @@ import type { ApplyOperation, DryRunStrategy } from "../model/events.js";
 import type { KubeObject, SourcePos } from "../model/kube-object.js";
 import type { ObjRef } from "../model/ref.js";
 import type { CsaPlan, PlannedApply, PlannedOperation } from "../model/plan.js";
-import type { LiveCache } from "../status/live-cache.js";
+import type { LiveCache } from "../cluster/live-cache.js";
 import type { PatchSchema } from "../apply/csa/patch-schema.js";
 import { previewPlannedWrite, previewServerSide } from "../apply/local-preview.js";
 import { IGNORE_FIELDS_ANNOTATION, parseFieldPaths, withFieldsOf, type FieldPath } from "../apply/left-alone.js";

@@ -9,7 +9,7 @@ import { readClusterInventory, resourceGroupCrdInstalled } from "../inventory/cl
 import { refKey, refOf, RefSet, type ObjRef } from "../model/ref.js";
 import type { InventoryInfo, KubeObject, Package } from "../model/kube-object.js";
 import { pruneCandidates } from "../prune/candidates.js";
-import { LiveCache } from "../status/live-cache.js";
+import { LiveCache } from "../cluster/live-cache.js";
 import { schemaKey, type ApplyFacts, type DestroyFacts, type InventoryFacts } from "./facts.js";
 import { needsMergeSchema } from "./plan-object.js";
 import { prepareObjects } from "./prepare-objects.js";

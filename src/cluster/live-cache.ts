@@ -10,8 +10,8 @@
 import { sleepLong } from "../util/long-timer.js";
 import { setMaxListeners } from "node:events";
 import { setTimeout as sleep } from "node:timers/promises";
-import { ApiError, NotServedError } from "../cluster/api-error.js";
-import { WatchExpiredError, type Cluster } from "../cluster/types.js";
+import { ApiError, NotServedError } from "./api-error.js";
+import { WatchExpiredError, type Cluster } from "./types.js";
 import type { ObjRef } from "../model/ref.js";
 import type { KubeObject } from "../model/kube-object.js";
 import { clientSideMarker, ownsLastApplied, type ManagedFieldsEntry } from "../model/managed-fields.js";
