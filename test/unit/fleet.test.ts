@@ -9,11 +9,14 @@ import { runWaves } from "../../src/fleet/run-waves.js";
 import { globMatcher, selectContexts } from "../../src/fleet/select-contexts.js";
 import { CancelledError, ClusterError, EXIT, PackageError, UsageError, WrongClusterError, type ExitCode } from "../../src/model/errors.js";
 import type { InventoryInfo } from "../../src/model/kube-object.js";
-import type { ClusterResult } from "../../src/model/fleet.js";
+import type { ClusterResult, FleetEvent } from "../../src/model/fleet.js";
 import { emptyStats } from "../../src/model/run-tally.js";
 import { addClusterField, LineSplitter, prefixLine } from "../../src/print/cluster-lines.js";
 import { createPalette } from "../../src/print/color.js";
 import { formatFleetTable, formatRolloutStop } from "../../src/print/fleet-printer.js";
+import { createFleetViewState, renderFleetView, updateFleetView } from "../../src/print/fleet-view.js";
+import { formatFleetMarkdown } from "../../src/print/fleet-diff-printer.js";
+import type { ChangeSet } from "../../src/diff/change-set.js";
 
 const KNOWN = ["prod-eu", "prod-us", "staging", "canary-eu", "arn:aws:eks:eu-west-1:1:cluster/edge.1"];
 
@@ -292,5 +295,71 @@ describe("the final table", () => {
       ),
     ).toEqual(["CLUSTER  RESULT     DELETED  FAILED  RECONCILED  TOOK  EXIT", "a        succeeded  5        0       0           0.9s  0", "b        failed     -        -       -           0.0s  1", "", "b: cannot connect to https://127.0.0.1:1: ECONNREFUSED"]);
     expect(formatRolloutStop([])).toBeUndefined();
+  });
+});
+
+describe("the live view: a row per cluster", () => {
+  const ref = (name: string) => ({ group: "", kind: "ConfigMap", namespace: "app", name });
+  const render = (s: ReturnType<typeof createFleetViewState>, maxRows = 10) => renderFleetView(s, { nowMs: 5_000, columns: 100, maxRows, frame: 0, paint: createPalette(false) });
+
+  it("shows each cluster queued, at work, or how it ended; nothing once none runs or waits", () => {
+    const s = createFleetViewState();
+    const feed = (e: FleetEvent, at = 1_000) => updateFleetView(s, e, at);
+    feed({ type: "fleet", command: "apply", dryRun: false, waves: [["a", "b"], ["c"]] });
+    feed({ type: "cluster-started", cluster: "a", wave: 1 });
+    feed({ type: "cluster-started", cluster: "b", wave: 1 });
+    feed({ type: "init", cluster: "a", command: "apply", dryRun: "none", inventory: { name: "inv", namespace: "app", id: "x" }, objects: [{ ref: ref("x"), action: "Apply" }, { ref: ref("y"), action: "Apply" }] });
+    feed({ type: "group", cluster: "a", action: "Apply", status: "Started", wave: 0 });
+    feed({ type: "apply", cluster: "a", ref: ref("x"), status: "Successful", operation: "created" });
+    feed({ type: "cluster-finished", cluster: "b", result: { cluster: "b", wave: 1, outcome: "failed", exitCode: 1, message: "cannot reach the cluster\nmore", tookMs: 300 } }, 1_300);
+    expect(render(s)).toEqual([
+      "apply on 3 cluster(s): 0 succeeded, 1 failed, 1 running, 1 queued",
+      "⠋ a  wave 1  applying 1/2 0:04",
+      "✗ b  wave 1  failed (exit 1): cannot reach the cluster (0.3s)",
+      "· c  wave 2  queued",
+    ]);
+    feed({ type: "group", cluster: "a", action: "Wait", status: "Started", wave: 0 });
+    feed({ type: "waiting", cluster: "a", wave: 0, pending: [{ ref: ref("x"), status: "InProgress", message: "" }], total: 2, elapsedMs: 100 });
+    expect(render(s)[1]).toBe("⠋ a  wave 1  waiting for 1 of 2 to reconcile 0:04");
+    // Too many rows for the terminal: the running clusters first, then a count of the rest.
+    expect(render(s, 2)).toEqual(["apply on 3 cluster(s): 0 succeeded, 1 failed, 1 running, 1 queued", "⠋ a  wave 1  waiting for 1 of 2 to reconcile 0:04", "  ... and 2 more"]);
+    feed({ type: "cluster-finished", cluster: "a", result: { cluster: "a", wave: 1, outcome: "succeeded", exitCode: 0, tookMs: 4_000 } });
+    feed({ type: "cluster-finished", cluster: "c", result: { cluster: "c", wave: 2, outcome: "not-run", message: "wave 1 did not succeed (b)" } });
+    expect(render(s)).toEqual([]);
+  });
+});
+
+describe("the preview of many clusters (Markdown)", () => {
+  const ref = (name: string) => ({ group: "", kind: "ConfigMap", namespace: "app", name });
+  const inventory = { name: "inv", namespace: "app", exists: true };
+  const same: ChangeSet = { inventory, changes: [{ ref: ref("a"), operation: "noop" }] };
+  const changed: ChangeSet = { inventory, changes: [{ ref: ref("a"), operation: "update", before: { apiVersion: "v1", kind: "ConfigMap", metadata: { name: "a" }, data: { k: "1" } }, after: { apiVersion: "v1", kind: "ConfigMap", metadata: { name: "a" }, data: { k: "2" } } }] };
+
+  it("one summary on top, then a section per cluster: open where it changes or fails, collapsed where nothing changes", () => {
+    const md = formatFleetMarkdown(
+      [
+        { cluster: "east", changes: same, exitCode: 0 },
+        { cluster: "west", changes: changed, exitCode: 1 },
+        { cluster: "gone", error: "cannot reach the cluster at https://127.0.0.1:9", exitCode: 2 },
+      ],
+      "kpt-ts live diff",
+    );
+    const lines = md.split("\n");
+    expect(lines.slice(0, 8)).toEqual([
+      "### kpt-ts live diff: 3 clusters: 1 with changes, 1 with errors",
+      "",
+      "| Cluster | Result | Create | Update | Delete | Noop |",
+      "|---|---|--:|--:|--:|--:|",
+      "| east | no changes | 0 | 0 | 0 | 1 |",
+      "| west | 1 change | 0 | 1 | 0 | 0 |",
+      "| gone | error: cannot reach the cluster at https://127.0.0.1:9 |  |  |  |  |",
+      "",
+    ]);
+    expect(lines.filter((l) => l.startsWith("<details")).slice(0, 3)).toEqual(["<details>", "<details open>", "<details>"]);
+    expect(md).toContain("<details>\n<summary><b>east</b>: no changes</summary>");
+    expect(md).toContain("<details open>\n<summary><b>west</b>: 1 change</summary>");
+    expect(md).toContain("<details open>\n<summary><b>gone</b>: error: cannot reach the cluster at https://127.0.0.1:9</summary>");
+    expect(md).toContain("-  k: \"1\"\n+  k: \"2\"");
+    expect(md).toContain("### kpt-ts live diff on west: ResourceGroup app/inv");
   });
 });
