@@ -63,7 +63,7 @@ try {
     stringify({ apiVersion: "kpt.dev/v1alpha1", kind: "ResourceGroup", metadata: { name: "bench-fleet", namespace: ns, labels: { "cli-utils.sigs.k8s.io/inventory-id": "bench-fleet" } } }),
   );
   await mkdir(join(root, "logs"), { recursive: true });
-  const kptTs = (args: string[]): Command => ({ argv: [process.execPath, CLI, ...args, "--reconcile-timeout=10m", pkg] });
+  const kptTs = (args: string[]): Command => ({ argv: [process.execPath, CLI, ...args, ...(args[1] === "apply" ? ["--reconcile-timeout=10m"] : []), pkg] });
   const timed = async (what: string, steps: Command[]) => {
     const r = await runSteps(steps, { env, logPrefix: join(root, "logs", what.replace(/\W+/g, "-")), timeoutMs: 30 * 60_000 });
     if (!r.ok) throw new Error(`${what} failed:\n${r.tail}`);

@@ -20,7 +20,7 @@ export async function liveDiff(pkgPath: string, f: FlagValues<typeof diffFlags>,
   const { output, local, contexts, maxClustersAtOnce, ...engine } = f;
   if (engine.forceConflicts && !engine.serverSide) throw new UsageError("--force-conflicts only applies with --server-side");
   const localNote = local ? { local: localPreviewNote("--local", engine.serverSide) } : {};
-  if (isFleetRun({ contexts })) {
+  if (isFleetRun({ contexts, maxClustersAtOnce })) {
     const planned = planFleetRun({ contexts }, g, io, engine.concurrency);
     const pkg = await readCommandPackage(pkgPath, io);
     return (await previewFleet(pkg, planned, { ...engine, dryRun: local ? "client" : "server" }, { output, title: "kpt-ts live diff", codes: "diff", maxClustersAtOnce, ...localNote }, g, io)) as 0 | 1 | 2;

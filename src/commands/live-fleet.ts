@@ -18,7 +18,7 @@ import { EXIT, FleetError, UsageError, type ExitCode } from "../model/errors.js"
 import type { ClusterResult } from "../model/fleet.js";
 import type { Package } from "../model/kube-object.js";
 import { escapeTerminal } from "../print/terminal-text.js";
-import type { DiffOutput } from "../print/diff-printer.js";
+import { printDiffAnnotations, type DiffOutput } from "../print/diff-printer.js";
 import { formatFleetMarkdown, printFleetPreview, type ClusterPreview } from "../print/fleet-diff-printer.js";
 import { printFleetRun, wantsFleetView } from "../print/fleet-printer.js";
 import type { FleetView } from "../print/fleet-view.js";
@@ -34,9 +34,11 @@ export interface FleetFlags {
   maxClustersAtOnce?: number;
 }
 
-/** True when the command runs on many clusters. */
+/** True when the command runs on many clusters; the flags only such a run takes are refused without them. */
 export function isFleetRun(f: FleetFlags): boolean {
-  return Boolean(f.contexts?.length || f.rollout !== undefined);
+  const fleet = Boolean(f.contexts?.length || f.rollout !== undefined);
+  if (!fleet && f.maxClustersAtOnce !== undefined) throw new UsageError("--max-clusters-at-once only applies to a run on several clusters: add --contexts (or --rollout)");
+  return fleet;
 }
 
 /** The clusters and waves of the run, from --contexts and --rollout over the kubeconfig; flags that pick one cluster are refused. */
@@ -145,6 +147,7 @@ export async function previewFleet(pkg: Package, planned: PlannedFleet, engine: 
     return { cluster: out.cluster, error: out.status === "error" ? (error instanceof Error ? error.message : String(error)) : out.because, exitCode };
   });
   printFleetPreview(previews, { output: o.output, stdout: io.stdout, color: colorFor(io, g), title: o.title });
+  if (io.env.GITHUB_ACTIONS === "true") for (const p of previews) if (p.changes) printDiffAnnotations(p.changes, io.stderr, process.cwd());
   const summary = io.env.GITHUB_STEP_SUMMARY;
   if (summary) await appendStepSummary(summary, formatFleetMarkdown(previews, o.title));
   return worstExitCode(

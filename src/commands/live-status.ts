@@ -36,7 +36,7 @@ export async function liveStatus(pkgPath: string, f: StatusFlags, g: GlobalFlags
     const unread = pkgPath !== "." ? `the package "${pkgPath}"` : `--rg-file "${rgFile}"`;
     io.stderr.write(warningLine(`--inv-type remote shows every inventory in the cluster; ${unread} is not read (choose inventories with --inv-names)`));
   }
-  if (isFleetRun({ contexts })) {
+  if (isFleetRun({ contexts, maxClustersAtOnce })) {
     const planned = planFleetRun({ contexts }, g, io, undefined);
     // Remote: the --health-rules files' rules only; there is no package to read.
     const pkg = remote ? undefined : await readCommandPackage(pkgPath, io, rgFile);

@@ -54,7 +54,8 @@ function escapeHtml(s: string): string {
   return s.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;");
 }
 
-export function formatFleetMarkdown(previews: readonly ClusterPreview[], title: string): string {
+export function formatFleetMarkdown(raw: readonly ClusterPreview[], title: string): string {
+  const previews = escapeDeep(raw);
   const changed = previews.filter((p) => effective(p) > 0).length;
   const failed = previews.filter((p) => p.error || p.exitCode === 2 || p.exitCode === 3).length;
   const head = `${previews.length} ${previews.length === 1 ? "cluster" : "clusters"}: ${changed} with changes${failed ? `, ${failed} with errors` : ""}`;

@@ -133,6 +133,13 @@ describe("live apply --contexts", () => {
     expect(r.code, printed(r)).toBe(2);
     expect(r.stderr).toContain('--contexts names context "north", which kubeconfig');
     expect(r.stderr).toContain("its contexts are east, west");
+    // Flags that pick one cluster, or that only a run on several takes, are refused alike.
+    const both = await kptTs(["live", "apply", "--contexts", "east,west", "--context", "east", dir], everywhere());
+    expect(both.code, printed(both)).toBe(2);
+    expect(both.stderr).toContain("--context picks one cluster and --contexts several: drop --context");
+    const bound = await kptTs(["live", "apply", "--max-clusters-at-once", "2", dir], everywhere());
+    expect(bound.code, printed(bound)).toBe(2);
+    expect(bound.stderr).toContain("--max-clusters-at-once only applies to a run on several clusters");
   });
 
   it("with one cluster unreachable, the other is still applied; the exit code is non-zero and names it", async () => {
