@@ -127,6 +127,11 @@ export function resultCounts(r: ClusterResult): { applied: number; pruned: numbe
 
 const RESULT_WORDS: Record<ClusterResult["outcome"], string> = { succeeded: "succeeded", failed: "failed", "not-run": "not run" };
 
+/** The RESULT cell: a run stopped by Ctrl-C or SIGTERM is `interrupted`, not `failed`. */
+function resultWord(r: ClusterResult): string {
+  return r.outcome === "failed" && (r.exitCode === 130 || r.exitCode === 143) ? "interrupted" : RESULT_WORDS[r.outcome];
+}
+
 /** The final table, a row per cluster in rollout order, then a line per cluster that failed or did not run, saying why. */
 export function formatFleetTable(results: readonly ClusterResult[], command: "apply" | "destroy", showWaves: boolean, paint: ChalkInstance): string[] {
   const counts = command === "apply" ? (["APPLIED", "PRUNED"] as const) : (["DELETED"] as const);
@@ -135,7 +140,7 @@ export function formatFleetTable(results: readonly ClusterResult[], command: "ap
     const c = resultCounts(r);
     const n = (v: number | undefined) => (v === undefined ? "-" : String(v));
     const countCells = command === "apply" ? [n(c?.applied), n(c?.pruned)] : [n(c?.deleted)];
-    return [escapeTerminal(r.cluster), ...(showWaves ? [String(r.wave)] : []), RESULT_WORDS[r.outcome], ...countCells, n(c?.failed), n(c?.reconciled), r.tookMs === undefined ? "-" : formatTook(r.tookMs), r.exitCode === undefined ? "-" : String(r.exitCode)];
+    return [escapeTerminal(r.cluster), ...(showWaves ? [String(r.wave)] : []), resultWord(r), ...countCells, n(c?.failed), n(c?.reconciled), r.tookMs === undefined ? "-" : formatTook(r.tookMs), r.exitCode === undefined ? "-" : String(r.exitCode)];
   });
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((row) => row[i]!.length)));
   const line = (cells: string[]) => cells.map((c, i) => (i === cells.length - 1 ? c : c.padEnd(widths[i]!))).join("  ");

@@ -296,6 +296,11 @@ describe("the final table", () => {
     ).toEqual(["CLUSTER  RESULT     DELETED  FAILED  RECONCILED  TOOK  EXIT", "a        succeeded  5        0       0           0.9s  0", "b        failed     -        -       -           0.0s  1", "", "b: cannot connect to https://127.0.0.1:1: ECONNREFUSED"]);
     expect(formatRolloutStop([])).toBeUndefined();
   });
+
+  it("a cluster stopped by Ctrl-C is interrupted, not failed", () => {
+    const [, row] = formatFleetTable([{ cluster: "a", wave: 1, outcome: "failed", exitCode: 130, stats: emptyStats(), tookMs: 1_000 }], "apply", false, createPalette(false));
+    expect(row).toBe("a        interrupted  0        0       0       0           1.0s  130");
+  });
 });
 
 describe("the live view: a row per cluster", () => {
