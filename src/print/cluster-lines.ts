@@ -13,9 +13,19 @@ export function clusterPrefix(cluster: string): string {
   return `[${escapeTerminal(cluster)}] `;
 }
 
-/** The line (without its newline) marked for a text output. An empty line stays empty. */
+/** A GitHub workflow command printers write (an annotation): `::error file=...,line=3::` then its message. */
+const WORKFLOW_COMMAND = /^(::[a-z-]+(?: [^:]*)?::)/;
+
+/**
+ * The line (without its newline) marked for a text output. An empty line stays empty; an
+ * annotation for GitHub Actions keeps its command first (else the runner would not read it) and
+ * names the cluster in its message. (Text from outside never starts a line with `::`: printers
+ * defuse it, terminal-text.ts.)
+ */
 export function prefixLine(line: string, cluster: string): string {
-  return line === "" ? line : clusterPrefix(cluster) + line;
+  if (line === "") return line;
+  const command = WORKFLOW_COMMAND.exec(line);
+  return command ? `${command[1]}${clusterPrefix(cluster)}${line.slice(command[1]!.length)}` : clusterPrefix(cluster) + line;
 }
 
 /** A JSON event line with `cluster` added among its sorted keys; a line that is no JSON object is left alone. */

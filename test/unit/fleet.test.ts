@@ -124,6 +124,11 @@ describe("lines marked with their cluster", () => {
     expect(prefixLine(line, "prod-eu")).toBe(marked);
   });
 
+  it("a GitHub annotation keeps its command first and names the cluster in its message", () => {
+    expect(prefixLine("::error file=app.yaml,line=3::configmap/a apply failed: refused", "prod-eu")).toBe("::error file=app.yaml,line=3::[prod-eu] configmap/a apply failed: refused");
+    expect(prefixLine("\\::error::not a command", "x")).toBe("[x] \\::error::not a command");
+  });
+
   it("a name from the kubeconfig is escaped", () => {
     expect(prefixLine("x", "evil\x1b[2J")).toBe("[evil^[[2J] x");
   });
