@@ -13,7 +13,7 @@ import type { Package } from "../model/kube-object.js";
 import type { RunPlan } from "../model/plan.js";
 import { countFor, RunTally } from "../model/run-tally.js";
 import { EventChannel } from "../util/event-channel.js";
-import { guardCluster } from "./cluster-guard.js";
+import { guardCluster, readClusterPins } from "./cluster-guard.js";
 import { clusterExitCode, worstExitCode } from "./exit-codes.js";
 import { DEFAULT_MAX_CLUSTERS_AT_ONCE } from "./options.js";
 import { runWaves, type WaveOutcome } from "./run-waves.js";
@@ -48,6 +48,8 @@ interface ClusterRun {
 }
 
 export function runFleet(pkg: Package, targets: ReadonlyMap<string, FleetTarget>, o: FleetRunOptions): AsyncIterable<FleetEvent> {
+  // A malformed kpt-ts.dev/clusters is the package's error, once, before any cluster is touched.
+  readClusterPins(pkg.inventory);
   const channel = new EventChannel<FleetEvent>();
   const signal = o.engine.signal;
   const dryRun = o.engine.dryRun !== undefined && o.engine.dryRun !== "none";

@@ -97,6 +97,13 @@ describe("apply and destroy on several clusters", () => {
     expect(anyway.exitCode).toBe(0);
   });
 
+  it("a malformed pin is the package's error, before any cluster is touched", async () => {
+    const a = cluster(UID_A);
+    const run = apply({ package: pkg({ "kpt-ts.dev/clusters": "uid:not-a-uid" }), clusters: [{ context: "a", cluster: a }], ...QUICK });
+    await expect(run.results()).rejects.toThrow('resourcegroup.yaml:1: ResourceGroup/inv: annotation kpt-ts.dev/clusters: "uid:not-a-uid" is not a cluster identity');
+    expect(a.calls).toEqual([]);
+  });
+
   it("one cluster: the guard holds for a plain apply too", async () => {
     const b = cluster(UID_B);
     const events = apply({ package: pkg({ "kpt-ts.dev/clusters": `uid:${UID_A}` }), cluster: b, ...QUICK });
