@@ -127,9 +127,9 @@ export function resultCounts(r: ClusterResult): { applied: number; pruned: numbe
 
 const RESULT_WORDS: Record<ClusterResult["outcome"], string> = { succeeded: "succeeded", failed: "failed", "not-run": "not run" };
 
-/** The RESULT cell: a run stopped by Ctrl-C or SIGTERM is `interrupted`, not `failed`. */
+/** The RESULT cell: a run stopped by Ctrl-C, SIGTERM or a question answered no is `cancelled`, not `failed`. */
 function resultWord(r: ClusterResult): string {
-  return r.outcome === "failed" && (r.exitCode === 130 || r.exitCode === 143) ? "interrupted" : RESULT_WORDS[r.outcome];
+  return r.outcome === "failed" && (r.exitCode === 130 || r.exitCode === 143) ? "cancelled" : RESULT_WORDS[r.outcome];
 }
 
 /** The final table, a row per cluster in rollout order, then a line per cluster that failed or did not run, saying why. */

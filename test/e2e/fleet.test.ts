@@ -229,8 +229,8 @@ describe("interrupting a fleet run", () => {
     run.interrupt();
     const r = await run.done;
     expect(r.code, printed(r)).toBe(130);
-    expect(r.stdout).toMatch(/^east +interrupted .* 130$/m);
-    expect(r.stdout).toMatch(/^west +interrupted .* 130$/m);
+    expect(r.stdout).toMatch(/^east +cancelled .* 130$/m);
+    expect(r.stdout).toMatch(/^west +cancelled .* 130$/m);
     for (const name of NAMES) {
       const seen = await ownership(inv, ns, "configmaps,deployments.apps", on(name));
       expect(seen.orphans, name).toEqual([]);

@@ -302,9 +302,9 @@ describe("the final table", () => {
     expect(formatRolloutStop([])).toBeUndefined();
   });
 
-  it("a cluster stopped by Ctrl-C is interrupted, not failed", () => {
+  it("a cluster stopped by Ctrl-C (or a question answered no) is cancelled, not failed", () => {
     const [, row] = formatFleetTable([{ cluster: "a", wave: 1, outcome: "failed", exitCode: 130, stats: emptyStats(), tookMs: 1_000 }], "apply", false, createPalette(false));
-    expect(row).toBe("a        interrupted  0        0       0       0           1.0s  130");
+    expect(row).toBe("a        cancelled  0        0       0       0           1.0s  130");
   });
 });
 
