@@ -7,10 +7,8 @@
 // `plan()` returns what a run would do (the same plan the run performs), writing nothing. Runs
 // leave the CLI's change record (`live history`) unless `history: false` (or `historyLimit: 0`).
 
-import { runApply } from "./engine/run-apply.js";
-import { runDestroy } from "./engine/run-destroy.js";
+import { previewPlan, runApply, runDestroy } from "./engine/run.js";
 import type { EngineOptions } from "./engine/options.js";
-import { previewPlan } from "./engine/preview-plan.js";
 import type { ApplyPlan, DestroyPlan, RunPlan } from "./model/plan.js";
 import { KubeCluster } from "./cluster/kube-cluster.js";
 import type { KubeconfigOptions } from "./cluster/kubeconfig.js";
@@ -146,7 +144,7 @@ export function status(options: TargetOptions & FollowStatusOptions): AsyncItera
 
 export { runApply, runDestroy, readPackage, KubeCluster, followStatus };
 export type { EngineOptions, Cluster, Package, FollowStatusOptions, RunPlan, ApplyPlan, DestroyPlan };
-export type { PlannedApply, PlannedDelete, PlannedOperation } from "./model/plan.js";
+export type { PlannedApply, PlannedDelete, PlannedOperation, RunStep } from "./model/plan.js";
 export { countPlan, planChangesNothing } from "./model/plan.js";
 export type * from "./model/events.js";
 export { RunTally, statsFailed } from "./model/run-tally.js";

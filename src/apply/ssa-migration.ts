@@ -1,22 +1,16 @@
-// The IO of client-side → server-side migration (csa-upgrade.ts decides), and of giving up the
-// fields a package leaves to other controllers (left-alone.ts): read the object whole (the live
-// cache keeps only a marker of the client-side entries), send kubectl's JSON patch of
-// managedFields guarded by the resourceVersion it was computed from, and on a conflict read and
-// try again, as kubectl does (5 tries). For previews, the same migration applied locally to what
-// the server's dry run answered.
+// The client-side → server-side migration (csa-upgrade.ts decides) and giving up the fields a
+// package leaves to other controllers (left-alone.ts): whether an object needs the migration
+// (the planner asks), the managedFields it leaves (the writer sends them, writer.ts), and for
+// previews the same migration applied locally to what the server's dry run answered.
 
-import { ApiError } from "../cluster/api-error.js";
 import type { Cluster } from "../cluster/types.js";
 import type { ObjRef } from "../model/ref.js";
 import { managedFieldsOf, type ManagedFieldsEntry } from "../model/managed-fields.js";
 import type { KubeObject } from "../model/kube-object.js";
-import { clientSideManagers, migratedManagedFields, migrationPatch, withManagedFields } from "./csa-upgrade.js";
+import { clientSideManagers, migratedManagedFields, withManagedFields } from "./csa-upgrade.js";
 import type { PatchSchema } from "./csa/patch-schema.js";
 import { previewServerSideApply } from "./ssa-local.js";
 import { releasedManagedFields, type FieldPath } from "./left-alone.js";
-
-/** kubectl's maxPatchRetry. */
-const MAX_TRIES = 5;
 
 /** True when the live object (as the cache keeps it) still has client-side appliers to migrate. */
 export function migrationDue(live: KubeObject | undefined): boolean {
@@ -33,28 +27,6 @@ export function preparedManagedFields(live: KubeObject, fieldManager: string, re
   const migrated = migratedManagedFields(live, fieldManager, now);
   const released = release.length ? releasedManagedFields(migrated ?? managedFieldsOf(live), fieldManager, release) : undefined;
   return released ?? migrated;
-}
-
-/**
- * Hands the client-side appliers' fields to `fieldManager` before its server-side apply, and
- * gives up those in `release`. Returns the object as changed, or undefined when there was
- * nothing to do (or it is gone).
- */
-export async function migrateToServerSide(cluster: Cluster, ref: ObjRef, fieldManager: string, o: { release?: readonly FieldPath[]; signal?: AbortSignal } = {}): Promise<KubeObject | undefined> {
-  const signal = o.signal;
-  for (let attempt = 1; ; attempt++) {
-    const live = await cluster.get(ref, signal);
-    if (!live) return undefined;
-    const managedFields = preparedManagedFields(live, fieldManager, o.release ?? [], new Date());
-    if (!managedFields) return undefined;
-    try {
-      return await cluster.patch(ref, migrationPatch(managedFields, live.metadata.resourceVersion), "json", { fieldManager, signal });
-    } catch (err) {
-      // Changed since it was read: read it again and recompute.
-      if (err instanceof ApiError && err.status === 409 && attempt < MAX_TRIES) continue;
-      throw err;
-    }
-  }
 }
 
 /**

@@ -2,7 +2,7 @@
 
 import { localPreviewNote } from "../apply/local-preview.js";
 import { collectChangeSet } from "../diff/change-set.js";
-import { runApply } from "../engine/run-apply.js";
+import { runApply } from "../engine/run.js";
 import { guardCluster } from "../fleet/cluster-guard.js";
 import { FleetError, ResultError, UsageError } from "../model/errors.js";
 import type { FlagValues } from "./flag-spec.js";

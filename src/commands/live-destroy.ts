@@ -1,6 +1,6 @@
 // `kpt-ts live destroy [PKG_PATH | -]`
 
-import { runDestroy } from "../engine/run-destroy.js";
+import { runDestroy } from "../engine/run.js";
 import { guardCluster } from "../fleet/cluster-guard.js";
 import type { FlagValues } from "./flag-spec.js";
 import type { destroyFlags, GlobalFlags } from "./command-specs.js";

@@ -8,7 +8,7 @@ import { UsageError } from "../model/errors.js";
 import { printChangeSet, printDiffAnnotations, type DiffOutput } from "../print/diff-printer.js";
 import { appendStepSummary, formatChangeSetMarkdown } from "../print/markdown-printer.js";
 import { localPreviewNote } from "../apply/local-preview.js";
-import { runApply } from "../engine/run-apply.js";
+import { runApply } from "../engine/run.js";
 import type { FlagValues } from "./flag-spec.js";
 import type { diffFlags, GlobalFlags } from "./command-specs.js";
 import { colorFor, readCommandPackage, type CommandIO } from "./io.js";

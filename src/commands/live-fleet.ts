@@ -5,7 +5,7 @@
 
 import { collectChangeSet, diffExitCode } from "../diff/change-set.js";
 import type { EngineOptions } from "../engine/options.js";
-import { runApply } from "../engine/run-apply.js";
+import { runApply } from "../engine/run.js";
 import { guardCluster } from "../fleet/cluster-guard.js";
 import { clusterExitCode, DIFF_SEVERITY, RUN_SEVERITY, worstExitCode } from "../fleet/exit-codes.js";
 import { DEFAULT_MAX_CLUSTERS_AT_ONCE } from "../fleet/options.js";

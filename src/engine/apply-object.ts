@@ -13,12 +13,15 @@ import type { LiveCache } from "../status/live-cache.js";
 import type { PatchSchema } from "../apply/csa/patch-schema.js";
 import { previewPlannedWrite, previewServerSide } from "../apply/local-preview.js";
 import { IGNORE_FIELDS_ANNOTATION, parseFieldPaths, withFieldsOf, type FieldPath } from "../apply/left-alone.js";
-import { migrateToServerSide, migrationDue, previewAfterMigration, readMigrated } from "../apply/ssa-migration.js";
-import { retryWhileWebhookUnavailable, WEBHOOK_RETRY_WITHOUT_TIMEOUT_MS, type WebhookRetry } from "../apply/webhook-retry.js";
+import { previewAfterMigration, readMigrated } from "../apply/ssa-migration.js";
+import { WEBHOOK_RETRY_WITHOUT_TIMEOUT_MS, type WebhookRetry } from "../apply/webhook-retry.js";
+import type { Writer } from "../apply/writer.js";
 import { needsMergeSchema, planStillHolds, replanObject, sameStoredObject, type ObjectPlanOptions } from "../plan/plan-object.js";
 
 export interface ApplyObjectContext extends ObjectPlanOptions {
+  /** Reads; the writes go through `writer`. */
   cluster: Cluster;
+  writer: Writer;
   cache: LiveCache;
   forceConflicts: boolean;
   dryRun: DryRunStrategy;
@@ -150,30 +153,30 @@ export async function applyObject(ctx: ApplyObjectContext, planned: PlannedApply
 
 /**
  * The write the plan says: server-side apply (after kubectl's migration of client-side field
- * ownership, so fields the package dropped go, and after giving up the fields the package now
- * leaves to others, so they stay), or client-side apply's create or patch. A write an admission
- * webhook could not be called for is tried again until the wave's timeout.
+ * ownership when the plan says so, so fields the package dropped go, and after giving up the
+ * fields the package now leaves to others, so they stay), or client-side apply's create or
+ * patch. A write an admission webhook could not be called for is tried again until the wave's
+ * timeout.
  */
 async function write(ctx: ApplyObjectContext, p: PlannedApply, live: KubeObject | undefined, dryRun: boolean): Promise<KubeObject> {
   const retry = dryRun ? undefined : ctx.webhookRetry?.(p.ref);
-  const send = <T>(fn: () => Promise<T>) => retryWhileWebhookUnavailable(fn, retry);
+  const { writer, fieldManager } = ctx;
   if (p.method === "server-side") {
     const release = fieldPaths(p.leftAlone?.release);
-    const migrate = migrationDue(live);
-    if ((migrate || release.length) && !dryRun) await send(() => migrateToServerSide(ctx.cluster, p.ref, ctx.fieldManager, { release }));
+    if ((p.migrate || release.length) && !dryRun) await writer.migrate(p.ref, fieldManager, { release, retry });
     // A dry run cannot give fields up: sent with their values as they are, it shows what
     // giving them up leaves (the same values).
     const body = dryRun && release.length ? withFieldsOf(p.sent ?? p.object, live, release) : (p.sent ?? p.object);
-    const applied = await send(() => ctx.cluster.apply(body, { fieldManager: ctx.fieldManager, force: ctx.forceConflicts, dryRun }));
+    const applied = await writer.apply(body, { fieldManager, force: ctx.forceConflicts, dryRun, retry });
     // Created with every field: those it leaves to others once it exists are given up at once.
     const leaveNow = !live && !dryRun ? fieldPaths(p.leftAlone?.fields) : [];
-    if (leaveNow.length) return (await send(() => migrateToServerSide(ctx.cluster, p.ref, ctx.fieldManager, { release: leaveNow }))) ?? applied;
+    if (leaveNow.length) return (await writer.migrate(p.ref, fieldManager, { release: leaveNow, retry })) ?? applied;
     // A dry run cannot make the migration: what it would remove is applied to the server's answer.
-    return migrate && dryRun ? previewAfterMigration(ctx.cluster, p.ref, body, applied, ctx.fieldManager, await ctx.schemaFor(p.object)) : applied;
+    return p.migrate && dryRun ? previewAfterMigration(ctx.cluster, p.ref, body, applied, fieldManager, await ctx.schemaFor(p.object)) : applied;
   }
   const csa = p.csa as Exclude<CsaPlan, { op: "unchanged" }>;
-  if (csa.op === "create") return send(() => ctx.cluster.create(csa.body, { dryRun, fieldManager: "kubectl-client-side-apply" }));
-  return send(() => ctx.cluster.patch(p.ref, csa.patch, csa.patchType, { dryRun, fieldManager: "kubectl-client-side-apply" }));
+  if (csa.op === "create") return writer.create(csa.body, { dryRun, retry });
+  return writer.patch(p.ref, csa.patch, csa.patchType, { dryRun, retry });
 }
 
 /** The plan's field paths (as written in the annotation) parsed again. */
@@ -191,7 +194,7 @@ async function dryRunLocally(ctx: ApplyObjectContext, p: PlannedApply, live: Kub
   if (p.csa) return { status: "Successful", operation: DONE[p.operation], after: previewPlannedWrite(p.csa, live) };
   // Applied client-side before, or with fields to give up: previewed as the migration and the release would leave it.
   const release = fieldPaths(p.leftAlone?.release);
-  const base = migrationDue(live) || release.length ? ((await readMigrated(ctx.cluster, p.ref, ctx.fieldManager, release)) ?? live) : live;
+  const base = p.migrate || release.length ? ((await readMigrated(ctx.cluster, p.ref, ctx.fieldManager, release)) ?? live) : live;
   const after = previewServerSide(p.sent ?? p.object, base, { fieldManager: ctx.fieldManager, schema: live ? await ctx.schemaFor(p.object) : undefined });
   return { status: "Successful", operation: DONE[p.operation], after };
 }

@@ -4,8 +4,7 @@
 // between its start and its result, and ends with every cluster's result.
 
 import type { Cluster } from "../cluster/types.js";
-import { runApply } from "../engine/run-apply.js";
-import { runDestroy } from "../engine/run-destroy.js";
+import { runApply, runDestroy } from "../engine/run.js";
 import type { EngineOptions } from "../engine/options.js";
 import type { EngineEvent, RunStats } from "../model/events.js";
 import type { ClusterResult, FleetEvent } from "../model/fleet.js";

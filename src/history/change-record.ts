@@ -6,7 +6,7 @@
 
 import { formatRef } from "../model/ref.js";
 import type { RunTally } from "../model/run-tally.js";
-import type { KubeObject } from "../model/kube-object.js";
+import { isRecord, type KubeObject } from "../model/kube-object.js";
 
 /** The label every record carries; its value is the inventory id (not cli-utils' inventory-id label: kpt selects inventories by that one). */
 export const CHANGE_INVENTORY_LABEL = "kpt-ts.dev/change-of-inventory";
@@ -154,7 +154,7 @@ export function changeFromConfigMap(cm: KubeObject): ChangeRecord | undefined {
     return undefined;
   }
   if (!isRecord(raw) || !isRecord(raw.inventory) || typeof raw.startedAt !== "string" || typeof raw.command !== "string") return undefined;
-  const counts = isRecord(raw.counts) ? raw.counts : {};
+  const counts: Record<string, unknown> = isRecord(raw.counts) ? raw.counts : {};
   const num = (v: unknown) => (typeof v === "number" && Number.isFinite(v) ? v : 0);
   const str = (v: unknown) => (typeof v === "string" ? v : "");
   const results: ChangeResult[] = ["running", "succeeded", "failed", "interrupted"];
@@ -172,8 +172,4 @@ export function changeFromConfigMap(cm: KubeObject): ChangeRecord | undefined {
     ...(num(raw.moreFailed) ? { moreFailed: num(raw.moreFailed) } : {}),
     ...(typeof raw.error === "string" ? { error: raw.error } : {}),
   };
-}
-
-function isRecord(v: unknown): v is Record<string, any> {
-  return typeof v === "object" && v !== null && !Array.isArray(v);
 }

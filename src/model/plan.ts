@@ -72,6 +72,11 @@ export interface PlannedApply {
   methodReason?: string;
   /** What the run leaves to others on this object (create-only, fields left alone). */
   leftAlone?: LeftAlone;
+  /**
+   * Server-side apply of an object client-side apply wrote: its client-side appliers' fields are
+   * handed to the field manager first (kubectl's csaupgrade), so the fields the package dropped go.
+   */
+  migrate?: true;
   source: SourcePos;
   /** The object in the cluster before the run; absent when it does not exist. */
   live?: KubeObject;
@@ -116,9 +121,41 @@ export interface PlannedInventory {
   previous: ObjRef[];
 }
 
+/**
+ * One step of a run. The planners write the list (plan/plan-steps.ts) and one runner performs any
+ * list, step by step, each by the handler of its type (engine/run-steps.ts). A step names objects
+ * by ref; what happens to each one is the plan's `applies` and `deletes`. A dry run's list waits
+ * for nothing and writes no inventory.
+ */
+export type RunStep =
+  /** The ResourceGroup CRD is missing: create it and wait until it is established. */
+  | { type: "install-crd" }
+  /**
+   * Store the inventory before the first apply, so an interrupted run orphans nothing: `refs`
+   * (absent when the stored one lists every object already), after `namespace`, the package's
+   * Namespace the inventory lives in, applied as the plan says (its wave reports it).
+   */
+  | { type: "inventory-add"; refs?: ObjRef[]; namespace?: ObjRef }
+  /** Apply a wave's objects, in parallel. */
+  | { type: "apply"; wave: number; refs: ObjRef[] }
+  /** Wait until what the wave wrote is reconciled (`Current`) or gone (`NotFound`), at most `timeoutMs`. */
+  | { type: "wait"; wave: number; refs: ObjRef[]; until: "Current" | "NotFound"; timeoutMs?: number }
+  /** Wait (bounded) until discovery serves the kinds the wave's CRDs define, so later waves can use them. */
+  | { type: "serve-kinds"; wave: number; crds: ObjRef[] }
+  /** Delete a wave's objects (apply's prune, or destroy), dependents first. */
+  | { type: "delete"; wave: number; refs: ObjRef[]; action: "prune" | "delete" }
+  /** Store the final inventory: every object that may exist, with its status. */
+  | { type: "inventory-set" }
+  /** Destroy's end: delete the inventory once it lists nothing, else store what is left. */
+  | { type: "inventory-delete" };
+
+export type StepOf<T extends RunStep["type"]> = Extract<RunStep, { type: T }>;
+
 export interface ApplyPlan {
   command: "apply";
   inventory: PlannedInventory;
+  /** What the run does, in order. */
+  steps: RunStep[];
   /** The ResourceGroup CRD is missing and will be installed first. */
   installCrd: boolean;
   /** Package objects, in apply order (wave by wave, kind order within a wave). */
@@ -143,12 +180,27 @@ export interface ApplyPlan {
 export interface DestroyPlan {
   command: "destroy";
   inventory: PlannedInventory;
+  steps: RunStep[];
   /** Everything the inventory lists that still exists (or cannot be read), in delete order. */
   deletes: PlannedDelete[];
   deleteWaves: ObjRef[][];
 }
 
 export type RunPlan = ApplyPlan | DestroyPlan;
+
+/** Every object the steps act on, in their order (apply waves, then prune or delete waves). */
+export function plannedObjects(steps: readonly RunStep[]): PlannedObject[] {
+  return steps.flatMap((s): PlannedObject[] => {
+    if (s.type === "apply") return s.refs.map((ref) => ({ ref, action: "Apply" }));
+    if (s.type === "delete") return s.refs.map((ref) => ({ ref, action: s.action === "prune" ? "Prune" : "Delete" }));
+    return [];
+  });
+}
+
+export interface PlannedObject {
+  ref: ObjRef;
+  action: "Apply" | "Prune" | "Delete";
+}
 
 /** How many objects each operation touches: what the plan would change, at a glance. */
 export interface PlanCounts {

@@ -86,6 +86,15 @@ export class RunTally {
     return this.reconcile.get(refKey(ref));
   }
 
+  /**
+   * The run wrote, or tried to write, an object: a create, an update or a delete, or one that
+   * failed (a failed wait wrote nothing). The one answer to "did this run change anything".
+   */
+  get wrote(): boolean {
+    const s = this.stats;
+    return s.apply.created + s.apply.configured + s.apply.failed + s.prune.successful + s.prune.failed + s.delete.successful + s.delete.failed > 0;
+  }
+
   /** kpt's result code 3. */
   get failed(): boolean {
     return statsFailed(this.stats);

@@ -18,8 +18,9 @@ import { schemaKey, type ApplyFacts } from "./facts.js";
 import { invertDependencies, planDeletes } from "./plan-deletes.js";
 import type { ApplyPlan, PlannedApply } from "../model/plan.js";
 import { decideObject } from "./plan-object.js";
+import { applySteps, type StepOptions } from "./plan-steps.js";
 
-export interface PlanApplyOptions {
+export interface PlanApplyOptions extends StepOptions {
   dryRun: boolean;
   serverSide: boolean;
   fieldManager: string;
@@ -83,17 +84,21 @@ export function planApply(facts: ApplyFacts, o: PlanApplyOptions): ApplyPlan {
   const stored = facts.inventory.stored;
   refuseOversizedInventory(info, union.toArray(), stored);
   const nsObject = byKey.get(refKey({ group: "", kind: "Namespace", namespace: "", name: info.namespace }));
+  const parts = {
+    installCrd: !facts.inventory.crdInstalled,
+    applyWaves,
+    deleteWaves,
+    ...(!stored || union.size !== previous.size ? { initialInventory: union.toArray() } : {}),
+    ...(nsObject && !facts.live.has(refKey(refOf(nsObject.object))) ? { inventoryNamespace: nsObject } : {}),
+  };
   return {
     command: "apply",
     inventory: { info, ...(stored ? { stored } : {}), previous: facts.inventory.previous },
-    installCrd: !facts.inventory.crdInstalled,
+    steps: applySteps(parts, o),
     applies,
-    applyWaves,
     deletes,
-    deleteWaves,
     namespacesInUse: [...namespacesInUse],
-    ...(!stored || union.size !== previous.size ? { initialInventory: union.toArray() } : {}),
-    ...(nsObject && !facts.live.has(refKey(refOf(nsObject.object))) ? { inventoryNamespace: nsObject } : {}),
+    ...parts,
   };
 }
 
@@ -131,9 +136,4 @@ function refuseOversizedInventory(info: InventoryInfo, refs: ObjRef[], stored: K
     `Split the package into packages of at most ${n(fit.listOnly)} objects, each with its own inventory (\`kpt-ts live init\`), ` +
       `and pass --status-policy=none to those of more than ${n(fit.withStatuses)} objects (else their statuses are left out of the inventory, with a warning).`,
   );
-}
-
-/** Every ref of the plan's waves in order (apply waves, then delete waves). */
-export function plannedRefs(plan: ApplyPlan): { ref: ObjRef; action: "Apply" | "Prune" }[] {
-  return [...plan.applyWaves.flat().map((ref) => ({ ref, action: "Apply" as const })), ...plan.deleteWaves.flat().map((ref) => ({ ref, action: "Prune" as const }))];
 }

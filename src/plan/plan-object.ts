@@ -8,6 +8,7 @@ import { isCsaNoop, planClientSideApply } from "../apply/csa/plan-csa.js";
 import type { PatchSchema } from "../apply/csa/patch-schema.js";
 import { hasLeftAloneAnnotations, leftAloneRules, ownedLeftAlone, withoutFields, type LeftAloneRules } from "../apply/left-alone.js";
 import { isSsaNoop } from "../apply/ssa-noop.js";
+import { migrationDue } from "../apply/ssa-migration.js";
 import { MAX_ANNOTATIONS_BYTES, storedAnnotationBytes } from "../apply/stored-annotations.js";
 import { formatBytes } from "../inventory/inventory-size.js";
 import { policyRefusal, type InventoryPolicy } from "../inventory/policy.js";
@@ -36,6 +37,8 @@ export interface ObjectDecision {
   /** The server-side apply's body when it is not the package's object (fields left alone). */
   sent?: KubeObject;
   leftAlone?: LeftAlone;
+  /** Server-side apply hands the client-side appliers' fields over first (see PlannedApply). */
+  migrate?: true;
   /** Client-side apply's patch; absent for an update it could not compute (see `unplanned`). */
   csa?: CsaPlan;
   /** Why the patch could not be computed (its schema unreadable, objects that cannot be merged). */
@@ -117,7 +120,8 @@ function decideOperation(object: KubeObject, live: KubeObject | undefined, schem
     const leftAlone = fields ? { leftAlone: { ...fields, ...(release.length ? { release } : {}) } } : {};
     const sent = config !== object ? { sent: config } : {};
     if (!live) return { operation: "create", ...how, ...leftAlone };
-    return { operation: release.length === 0 && isSsaNoop(config, live, o.fieldManager) ? "unchanged" : "update", ...how, ...sent, ...leftAlone };
+    if (release.length === 0 && isSsaNoop(config, live, o.fieldManager)) return { operation: "unchanged", ...how, ...sent, ...leftAlone };
+    return { operation: "update", ...how, ...sent, ...leftAlone, ...(migrationDue(live) ? { migrate: true as const } : {}) };
   }
   const leftAlone = fields ? { leftAlone: fields } : {};
   if (!live) return { operation: "create", ...how, ...leftAlone, csa: planClientSideApply(object, undefined, undefined, undefined, rules.fields) };
@@ -153,7 +157,7 @@ export function sameStoredObject(a: KubeObject, b: KubeObject): boolean {
 }
 
 /** True while the live object is the one the plan decided against (same uid and resourceVersion, or both absent). */
-export function planStillHolds(p: Pick<PlannedApply, "live">, live: KubeObject | undefined): boolean {
+export function planStillHolds(p: { live?: KubeObject }, live: KubeObject | undefined): boolean {
   if (!p.live || !live) return !p.live && !live;
   return p.live.metadata.uid === live.metadata.uid && p.live.metadata.resourceVersion === live.metadata.resourceVersion;
 }
@@ -163,7 +167,7 @@ export function planStillHolds(p: Pick<PlannedApply, "live">, live: KubeObject |
  * asks only for objects the plan does not skip: a skip stands as planned).
  */
 export function replanObject(p: PlannedApply, live: KubeObject | undefined, schema: MergeSchema, o: ObjectPlanOptions): PlannedApply {
-  const { live: _old, csa: _csa, unplanned: _u, skip: _skip, sent: _sent, leftAlone: _la, methodReason: _mr, ...rest } = p;
+  const { live: _old, csa: _csa, unplanned: _u, skip: _skip, sent: _sent, leftAlone: _la, methodReason: _mr, migrate: _mg, ...rest } = p;
   const { refusal, ...d } = decideObject(p.object, live, schema, o);
   return { ...rest, ...(live ? { live } : {}), ...d, ...(refusal ? { skip: refusal } : {}) };
 }

@@ -180,6 +180,22 @@ describe("an HPA's replicas left alone (kpt-ts.dev/ignore-fields: spec.replicas)
   });
 });
 
+describe("switching to server-side apply: the migration of client-side field ownership is the plan's", () => {
+  // kubectl's client-side applier owns the last-applied annotation: what csaupgrade migrates.
+  const csaEntry = { manager: "kubectl-client-side-apply", operation: "Update", fieldsV1: { "f:metadata": { "f:annotations": { "f:kubectl.kubernetes.io/last-applied-configuration": {} } }, "f:spec": { "f:replicas": {} } } };
+  const ssaEntry = { manager: "kpt-ts", operation: "Apply", fieldsV1: { "f:spec": { "f:replicas": {} } } };
+  const applied = (entries: object[]) => storedCsa(withLastApplied(deployment(2)), (o) => (o.metadata.managedFields = entries));
+  it.each([
+    { name: "applied client-side, now server-side: update, migrated first", live: applied([csaEntry]), options: SSA, migrate: true },
+    { name: "applied server-side before: update, nothing to migrate", live: applied([ssaEntry]), options: SSA, migrate: false },
+    { name: "client-side again: nothing to migrate", live: applied([csaEntry]), options: CSA, migrate: false },
+  ])("$name", ({ live, options, migrate }) => {
+    const d = decideObject(deployment(3), live, apps, options);
+    expect(d.operation).toBe("update");
+    expect(d.migrate === true).toBe(migrate);
+  });
+});
+
 describe("kpt-ts.dev/create-only", () => {
   const ONLY = { "kpt-ts.dev/create-only": "true" };
   it.each([
