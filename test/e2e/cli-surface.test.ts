@@ -3,7 +3,7 @@
 // `help <command path>`, and kpt's root flags (--truncate-output, --log-flush-frequency).
 import { spawnSync } from "node:child_process";
 import { readFileSync } from "node:fs";
-import { mkdtemp, writeFile } from "node:fs/promises";
+import { mkdir, mkdtemp, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
@@ -115,5 +115,23 @@ describe("kpt's root flags", () => {
       expect(missing, `live ${command}`).toEqual([]);
       expect(flags(theirs.stdout).size, `kpt live ${command} --help`).toBeGreaterThan(5);
     }
+  });
+});
+
+describe("-- ends the options (issue 35)", () => {
+  it("what follows it is the package path, even one that looks like a flag, as kpt reads it", async () => {
+    const dir = await mkdtemp(join(tmpdir(), "kpt-ts-dash-dash-"));
+    for (const name of ["-weird-dir", "--dry-run=false"]) {
+      await mkdir(join(dir, name));
+      // The directory was read as the package: it holds no inventory (kpt words it its own way).
+      const r = await kptTs(["live", "apply", "--", name], { cwd: dir });
+      expect(r.code, printed(r)).toBe(2);
+      expect(r.stderr).toContain(`Please run "kpt live init ${name}"`);
+      if (hasBinary("kpt")) expect((await kpt(["live", "apply", "--", name], { cwd: dir })).stderr).toContain("no ResourceGroup object was provided within the stream or package");
+    }
+    // Without --, it is an option.
+    const r = await kptTs(["live", "apply", "-weird-dir"], { cwd: dir });
+    expect(r.code, printed(r)).toBe(2);
+    expect(r.stderr).toContain("unknown option '-weird-dir'");
   });
 });

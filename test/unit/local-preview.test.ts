@@ -105,6 +105,13 @@ describe("a server-side apply previewed locally", () => {
     expect(appliedByManager(live, "nobody")).toEqual({});
   });
 
+  it("reads own fields only: fieldsV1 keys a server sent as f:__proto__ or f:constructor reach no inherited member (issue 35)", () => {
+    const fields = JSON.parse('{"f:data":{"f:__proto__":{"f:x":{}},"f:constructor":{},"f:color":{}}}');
+    const got = projectFields(fields, { data: { color: "blue" } });
+    expect(JSON.stringify(got)).toBe('{"data":{"color":"blue"}}');
+    expect(Object.getPrototypeOf((got as any).data)).toBe(Object.prototype);
+  });
+
   it("projects list items by key", () => {
     const fields = { "f:spec": { "f:ports": { 'k:{"port":80,"protocol":"TCP"}': { ".": {}, "f:port": {} } } } };
     expect(projectFields(fields, { spec: { ports: [{ port: 80, protocol: "TCP", name: "http" }, { port: 90, protocol: "TCP" }] } })).toEqual({ spec: { ports: [{ port: 80 }] } });
