@@ -44,6 +44,7 @@ export class KubeCluster implements Cluster {
   readonly namespaceEnforced: boolean;
   readonly server: string;
   readonly user: string;
+  /** The kubeconfig context it was opened with ("" when the flags alone gave the connection). */
   readonly context: string;
   readonly transport: Transport;
   private readonly mapper: RestMapper;
