@@ -4,18 +4,19 @@
 // diff`, `live apply --dry-run --output markdown` and the confirmation before deleting all read
 // it this way; nothing here decides anything again. Pure: events in, change set out.
 
-import type { ApplyOperation, EngineEvent } from "../model/events.js";
+import type { EngineEvent } from "../model/events.js";
 import type { KubeObject, SourcePos } from "../model/kube-object.js";
-import type { PlannedApply, PlannedDelete, PlannedOperation, RunPlan } from "../model/plan.js";
+import { countOperations, type Operation } from "../model/operation.js";
+import type { PlannedApply, PlannedDelete, RunPlan } from "../model/plan.js";
 import { compareRefs, refKey, type ObjRef } from "../model/ref.js";
+import { operationOf } from "../model/run-tally.js";
 import { maskSecretPair } from "./mask-secrets.js";
 import { jsonEqual, normalizeForDiff } from "./normalize.js";
 
-export type ChangeOperation = "create" | "update" | "delete" | "noop";
-
 export interface Change {
   ref: ObjRef;
-  operation: ChangeOperation;
+  /** What apply does to it (never `skip`: a skipped change keeps its operation and says why in `skip`). */
+  operation: Exclude<Operation, "skip">;
   /** Set when apply will leave the object alone: why (protection annotation, inventory policy, namespace in use...). */
   skip?: string;
   /** The server refused the dry run: the next apply would fail for this object. */
@@ -41,16 +42,13 @@ export interface ChangeSet {
 /** An update whose diff is empty: what it writes is what diffs leave out. */
 const BOOKKEEPING_ONLY = "only what a diff leaves out changes (the last-applied-configuration annotation, or the fields server-side apply records as owned)";
 
-const PLANNED: Record<PlannedOperation, ChangeOperation> = { create: "create", update: "update", unchanged: "noop" };
-const DONE: Record<ApplyOperation, ChangeOperation> = { created: "create", configured: "update", unchanged: "noop" };
-
 /** What the plan alone says of each object: its operation, or why the run leaves it alone. In kapp's order. */
 export function planChanges(plan: RunPlan): Change[] {
   const applies =
     plan.command === "apply"
       ? plan.applies.map((p): Change => {
           const note = planNote(p);
-          return { ref: p.ref, operation: PLANNED[p.operation], ...(p.skip ? { skip: p.skip } : {}), ...(note ? { note } : {}) };
+          return { ref: p.ref, operation: p.operation, ...(p.skip ? { skip: p.skip } : {}), ...(note ? { note } : {}) };
         })
       : [];
   return [...applies, ...plan.deletes.map(deleteChange)].sort(compareChanges);
@@ -103,7 +101,8 @@ export function changeSetOf(events: Iterable<EngineEvent>, o: { local?: string }
       if (e.status === "Failed") Object.assign(c, { error: e.error ?? "the server refused the dry run" }, e.source ? { source: e.source } : {}, masked(e.before, undefined));
       else if (e.status === "Skipped") Object.assign(c, e.error ? { skip: e.error } : {});
       else {
-        Object.assign(c, e.operation ? { operation: DONE[e.operation] } : {}, e.note ? { note: c.note ? `${c.note}; ${e.note}` : e.note } : {}, masked(e.before, e.after ?? e.before));
+        const op = e.operation && operationOf(e);
+        Object.assign(c, op && op !== "skip" ? { operation: op } : {}, e.note ? { note: c.note ? `${c.note}; ${e.note}` : e.note } : {}, masked(e.before, e.after ?? e.before));
         if (c.operation === "update" && !e.note && jsonEqual(c.before, c.after)) c.note = c.note ? `${c.note}; ${BOOKKEEPING_ONLY}` : BOOKKEEPING_ONLY;
       }
     } else if (e.type === "prune" || e.type === "delete") {
@@ -132,9 +131,9 @@ function compareChanges(a: Change, b: Change): number {
   return a.ref.namespace.localeCompare(b.ref.namespace) || a.ref.name.localeCompare(b.ref.name) || a.ref.kind.localeCompare(b.ref.kind) || compareRefs(a.ref, b.ref);
 }
 
-/** A change apply will make: not a noop, not skipped, not failing. */
+/** A change apply will make: not unchanged, not skipped, not failing. */
 export function isEffective(c: Change): boolean {
-  return c.operation !== "noop" && !c.skip && !c.error;
+  return c.operation !== "unchanged" && !c.skip && !c.error;
 }
 
 export interface ChangeSummary {
@@ -146,14 +145,11 @@ export interface ChangeSummary {
   errors: number;
 }
 
+/** The counts `live diff` prints, in kapp's words (`noop` is unchanged). */
 export function summarizeChanges(cs: ChangeSet): ChangeSummary {
-  const s: ChangeSummary = { create: 0, update: 0, delete: 0, noop: 0, skipped: 0, errors: 0 };
-  for (const c of cs.changes) {
-    if (c.error) s.errors++;
-    else if (c.skip && c.operation !== "noop") s.skipped++;
-    else s[c.operation]++;
-  }
-  return s;
+  const sound = cs.changes.filter((c) => !c.error);
+  const c = countOperations(sound.map((ch): Operation => (ch.skip && ch.operation !== "unchanged" ? "skip" : ch.operation)));
+  return { create: c.create, update: c.update, delete: c.delete, noop: c.unchanged, skipped: c.skip, errors: cs.changes.length - sound.length };
 }
 
 /** `live diff`'s exit code, as diff(1): 0 nothing would change, 1 something would, 2 trouble. */

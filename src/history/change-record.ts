@@ -22,6 +22,7 @@ export type ChangeResult = "running" | "succeeded" | "failed" | "interrupted";
 /** What `live history` and `live list` show: a superseded `running` record is `unknown` (its process died). */
 export type ShownResult = ChangeResult | "unknown";
 
+/** What the run did (model/operation.ts), stored in kapp's words: `noop` is unchanged. */
 export interface ChangeCounts {
   create: number;
   delete: number;
@@ -73,13 +74,13 @@ export function startChange(o: { command: ChangeCommand; inventory: ChangeRecord
 
 /** What the run did so far, from its tally: kapp's counts, the skips, the failed objects (the first 50). */
 export function withOutcome(r: ChangeRecord, t: RunTally): ChangeRecord {
-  const s = t.stats;
+  const c = t.operations;
   const failed = t.failures.slice(0, MAX_FAILED).map((f) => ({ group: f.ref.group, kind: f.ref.kind, namespace: f.ref.namespace, name: f.ref.name, action: f.action, error: f.error.slice(0, MAX_ERROR_CHARS) }));
   const { moreFailed: _more, ...rest } = r;
   return {
     ...rest,
-    counts: { create: s.apply.created, delete: s.prune.successful + s.delete.successful, update: s.apply.configured, noop: s.apply.unchanged },
-    skipped: s.apply.skipped + s.prune.skipped + s.delete.skipped,
+    counts: { create: c.create, delete: c.delete, update: c.update, noop: c.unchanged },
+    skipped: c.skip,
     failed,
     ...(t.failures.length > MAX_FAILED ? { moreFailed: t.failures.length - MAX_FAILED } : {}),
   };

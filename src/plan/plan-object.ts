@@ -15,7 +15,7 @@ import { formatBytes } from "../inventory/inventory-size.js";
 import { policyRefusal, type InventoryPolicy } from "../inventory/policy.js";
 import { deepEqualJson, type JsonValue } from "../apply/csa/json-value.js";
 import type { KubeObject } from "../model/kube-object.js";
-import type { ApplyMethod, CsaPlan, LeftAlone, PlannedApply, PlannedOperation } from "../model/plan.js";
+import type { ApplyMethod, CsaPlan, LeftAlone, PlannedApply } from "../model/plan.js";
 
 export interface ObjectPlanOptions {
   serverSide: boolean;
@@ -31,7 +31,7 @@ export interface ObjectPlanOptions {
 export type MergeSchema = PatchSchema | undefined | Error;
 
 export interface ObjectDecision {
-  operation: PlannedOperation;
+  operation: PlannedApply["operation"];
   /** Client-side or server-side, and why when not the run's way (see PlannedApply). */
   method: ApplyMethod;
   methodReason?: string;

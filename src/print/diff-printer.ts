@@ -7,7 +7,7 @@ import type { ChalkInstance } from "chalk";
 import { summarizeChanges, type ChangeSet } from "../diff/change-set.js";
 import { formatChangeDiff } from "../diff/object-diff.js";
 import { createPalette } from "./color.js";
-import { formatChangeCounts, formatChangeTable } from "./change-table.js";
+import { formatChangeCounts, formatChangeTable, kappOperation } from "./change-table.js";
 import { formatChangeSetMarkdown } from "./markdown-printer.js";
 import { githubAnnotation } from "./error-report.js";
 import { formatRef } from "../model/ref.js";
@@ -68,7 +68,7 @@ export function changeSetJson(cs: ChangeSet): unknown {
         kind: c.ref.kind,
         namespace: c.ref.namespace,
         name: c.ref.name,
-        operation: c.operation,
+        operation: kappOperation(c),
         ...(c.skip ? { skip: c.skip } : {}),
         ...(c.error ? { error: c.error } : {}),
         ...(c.note ? { note: c.note } : {}),

@@ -26,9 +26,9 @@ function whyNot(c: Change): string {
   return c.error ? `error: ${c.error}` : (c.skip ?? "");
 }
 
-/** Every change but the noops, in the change set's order. */
+/** Every change but the unchanged ones, in the change set's order. */
 export function markdownRows(cs: ChangeSet): Change[] {
-  return cs.changes.filter((c) => c.operation !== "noop");
+  return cs.changes.filter((c) => c.operation !== "unchanged");
 }
 
 export function formatChangeSetMarkdown(raw: ChangeSet, title = "kpt-ts live diff"): string {
@@ -71,7 +71,7 @@ export function wavesFlowchart(cs: ChangeSet): string[] {
   const byRef = new Map(cs.changes.map((c) => [refKey(c.ref), c]));
   const what = (r: ObjRef) => {
     const c = byRef.get(refKey(r));
-    const op = !c ? "" : c.error ? "fails: " : c.skip ? "skipped: " : c.operation === "noop" ? "unchanged: " : `${c.operation}: `;
+    const op = !c ? "" : c.error ? "fails: " : c.skip ? "skipped: " : `${c.operation}: `;
     return `${op}${r.kind} ${r.namespace ? `${r.namespace}/` : ""}${r.name}`;
   };
   const waves = [
