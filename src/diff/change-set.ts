@@ -7,7 +7,7 @@
 import type { EngineEvent } from "../model/events.js";
 import type { KubeObject, SourcePos } from "../model/kube-object.js";
 import { countOperations, type Operation } from "../model/operation.js";
-import type { PlannedApply, PlannedDelete, RunPlan } from "../model/plan.js";
+import type { PlannedApply, PlannedDelete, RunPlan, RunStep } from "../model/plan.js";
 import { compareRefs, refKey, type ObjRef } from "../model/ref.js";
 import { operationOf } from "../model/run-tally.js";
 import { maskSecretPair } from "./mask-secrets.js";
@@ -35,6 +35,8 @@ export interface ChangeSet {
   changes: Change[];
   /** The run's order: apply waves, then delete waves (from the plan), when known. */
   waves?: { apply: ObjRef[][]; delete: ObjRef[][] };
+  /** What the run itself would do, in order, from the dry run's plan (`realSteps`). */
+  steps?: RunStep[];
   /** Set when some objects were previewed locally, not by the server: the one line saying so, why, and what it cannot see. */
   local?: string;
 }
@@ -89,6 +91,7 @@ export function changeSetOf(events: Iterable<EngineEvent>, o: { local?: string }
         inventory: { name: plan.inventory.info.name, namespace: plan.inventory.info.namespace, exists: plan.inventory.stored !== undefined },
         changes,
         waves: { apply: plan.command === "apply" ? plan.applyWaves : [], delete: plan.deleteWaves },
+        ...(plan.realSteps ? { steps: plan.realSteps } : {}),
         ...(o.local ? { local: o.local } : {}),
       };
       continue;

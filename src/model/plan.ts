@@ -161,6 +161,8 @@ export interface ApplyPlan {
   inventory: PlannedInventory;
   /** What the run does, in order. */
   steps: RunStep[];
+  /** A dry run's: the steps the run would take were it not one (the previews list them). */
+  realSteps?: RunStep[];
   /** The ResourceGroup CRD is missing and will be installed first. */
   installCrd: boolean;
   /** Package objects, in apply order (wave by wave, kind order within a wave). */
@@ -186,6 +188,7 @@ export interface DestroyPlan {
   command: "destroy";
   inventory: PlannedInventory;
   steps: RunStep[];
+  realSteps?: RunStep[];
   /** Everything the inventory lists that still exists (or cannot be read), in delete order. */
   deletes: PlannedDelete[];
   deleteWaves: ObjRef[][];

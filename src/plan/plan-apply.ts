@@ -95,6 +95,7 @@ export function planApply(facts: ApplyFacts, o: PlanApplyOptions): ApplyPlan {
     command: "apply",
     inventory: { info, ...(stored ? { stored } : {}), previous: facts.inventory.previous },
     steps: applySteps(parts, o),
+    ...(o.dryRun ? { realSteps: applySteps(parts, { ...o, dryRun: false }) } : {}),
     applies,
     deletes,
     namespacesInUse: [...namespacesInUse],

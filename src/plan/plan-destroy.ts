@@ -14,5 +14,5 @@ export function planDestroy(facts: DestroyFacts, o: StepOptions & { inventoryPol
   if (!crdInstalled) throw resourceGroupKindNotServedError("one");
   const refs = stillThere(previous, facts.live, facts.unreadable);
   const { deletes, waves } = planDeletes({ refs, live: facts.live, unreadable: facts.unreadable, inventoryId: info.id, policy: o.inventoryPolicy });
-  return { command: "destroy", inventory: { info, ...(stored ? { stored } : {}), previous }, steps: destroySteps(waves, o), deletes, deleteWaves: waves };
+  return { command: "destroy", inventory: { info, ...(stored ? { stored } : {}), previous }, steps: destroySteps(waves, o), ...(o.dryRun ? { realSteps: destroySteps(waves, { ...o, dryRun: false }) } : {}), deletes, deleteWaves: waves };
 }

@@ -9,6 +9,7 @@ import { formatChangeDiff } from "../diff/object-diff.js";
 import { createPalette } from "./color.js";
 import { formatChangeCounts, formatChangeTable, kappOperation } from "./change-table.js";
 import { formatChangeSetMarkdown } from "./markdown-printer.js";
+import { formatStepLines } from "./step-lines.js";
 import { githubAnnotation } from "./error-report.js";
 import { formatRef } from "../model/ref.js";
 
@@ -40,6 +41,7 @@ export function formatChangeSetText(cs: ChangeSet, paint: ChalkInstance): string
   const lines = [`Inventory: ResourceGroup ${inv} (${cs.inventory.exists ? "in the cluster" : "not in the cluster yet: apply creates it"})`, ...(cs.local ? [paint.yellow(cs.local)] : []), ""];
   if (cs.changes.length === 0) return [...lines, "No objects in the package or its inventory."];
   lines.push(...formatChangeTable(cs.changes, paint), "", formatChangeCounts(summarizeChanges(cs)));
+  if (cs.steps?.length) lines.push("", "Steps, in order:", ...formatStepLines(cs.steps, inv));
   for (const c of cs.changes) {
     const diff = formatChangeDiff(c);
     if (diff.length) lines.push("", ...diff.map((l) => colourDiffLine(l, paint)));

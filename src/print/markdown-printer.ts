@@ -10,6 +10,7 @@ import { isEffective, summarizeChanges, type Change, type ChangeSet } from "../d
 import { diffPath, formatChangeDiff } from "../diff/object-diff.js";
 import { refKey, type ObjRef } from "../model/ref.js";
 import { formatChangeCounts } from "./change-table.js";
+import { formatStepLines } from "./step-lines.js";
 
 /** A table cell: one line, pipes escaped. */
 function cell(text: string): string {
@@ -45,6 +46,7 @@ export function formatChangeSetMarkdown(raw: ChangeSet, title = "kpt-ts live dif
     for (const c of rows) out.push(`| ${c.error ? `${c.operation} (fails)` : c.skip ? `${c.operation} (skipped)` : c.operation} | ${cell(c.ref.kind)} | ${cell(c.ref.namespace || "(cluster)")} | ${cell(c.ref.name)} | ${cell(whyNot(c))} |`);
     out.push("");
   }
+  if (cs.steps?.length) out.push("Steps, in order:", "", ...formatStepLines(cs.steps, inv).map(escapeHtml), "");
   for (const c of rows.filter(isEffective)) {
     const diff = formatChangeDiff(c);
     if (!diff.length) continue;
