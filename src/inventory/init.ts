@@ -9,13 +9,13 @@ import { PackageError, UsageError } from "../model/errors.js";
 import type { PackageFile } from "../object/parse-package.js";
 import { INVENTORY_ID_LABEL, RESOURCE_GROUP_API_VERSION, RESOURCE_GROUP_KIND } from "../model/inventory-keys.js";
 import { checkDnsLabel, checkDnsSubdomain, checkLabelValue } from "../object/names.js";
-import { isRecord } from "../object/validate-object.js";
+import { isRecord } from "../model/kube-object.js";
 import { parseYamlDocuments } from "../object/yaml-documents.js";
 import { yamlLib } from "../object/yaml-lib.js";
 import { findInitNamespace } from "./init-namespace.js";
 import type { Document } from "yaml";
 
-export const DEFAULT_RG_FILE = "resourcegroup.yaml";
+const DEFAULT_RG_FILE = "resourcegroup.yaml";
 
 export interface InitOptions {
   name?: string;
@@ -42,7 +42,7 @@ export interface FileWrite {
   mode: number;
 }
 
-export type InitPlan =
+type InitPlan =
   | { ok: true; namespace: string; name: string; inventoryId: string; writes: FileWrite[] }
   /** `namespace` is set when the failure came after it was chosen (kpt then prints "...failed"). */
   | { ok: false; namespace?: string; error: PackageError | UsageError };
@@ -116,7 +116,7 @@ export function planInit(files: readonly PackageFile[], opts: InitOptions): Init
 }
 
 /** kpt's resourcegroup.yaml, as kyaml (yaml.v3) prints it. */
-export function formatResourceGroup(rg: { name: string; namespace: string; inventoryId: string }): string {
+function formatResourceGroup(rg: { name: string; namespace: string; inventoryId: string }): string {
   return [
     `apiVersion: ${RESOURCE_GROUP_API_VERSION}`,
     "kind: ResourceGroup",
@@ -130,12 +130,12 @@ export function formatResourceGroup(rg: { name: string; namespace: string; inven
 }
 
 /** `inventory-` and 8 random digits (cli-utils common.RandomStr). */
-export function generateInventoryName(random: () => number): string {
+function generateInventoryName(random: () => number): string {
   return `inventory-${String(Math.floor(random() * 1e8)).padStart(8, "0")}`;
 }
 
 /** sha1("<namespace>:<name>") in hex, `-`, the time in nanoseconds (kpt's generateID). */
-export function generateInventoryId(namespace: string, name: string, nowNanos: bigint): string {
+function generateInventoryId(namespace: string, name: string, nowNanos: bigint): string {
   return `${createHash("sha1").update(`${namespace}:${name}`).digest("hex")}-${nowNanos}`;
 }
 

@@ -4,7 +4,8 @@
 import type { KubeObject } from "../model/kube-object.js";
 import { groupOf } from "../model/ref.js";
 import { deletionHolds } from "./deletion-holds.js";
-import { MalformedStatusError, isRecord } from "./fields.js";
+import { isRecord } from "../model/kube-object.js";
+import { MalformedStatusError } from "./fields.js";
 import { current, unknown } from "./results.js";
 import { configConnectorStatus, isConfigConnectorGroup } from "./rules/config-connector.js";
 import { findKindRule } from "./rules/by-kind.js";
