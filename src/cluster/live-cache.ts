@@ -59,7 +59,7 @@ export const QUIET_REREAD_MS = 5_000;
  * dead (a half-open connection, a stuck proxy); a server that sends no bookmarks gets a fresh
  * LIST and WATCH of the kind every 150 s, which is cheap.
  */
-export const WATCH_IDLE_MS = 150_000;
+const WATCH_IDLE_MS = 150_000;
 
 const PER_NAME_LIMIT = 2;
 

@@ -11,7 +11,7 @@ import type { Package } from "../model/kube-object.js";
 import { askToProceed } from "../print/confirm-prompt.js";
 import type { CommandIO } from "./io.js";
 
-export interface ConfirmDeletesOptions {
+interface ConfirmDeletesOptions {
   yes: boolean;
   dryRun: boolean;
   output: "events" | "table" | "json" | "markdown";

@@ -8,7 +8,7 @@ import { PackageError } from "../model/errors.js";
 import { planInit } from "../inventory/init.js";
 import { readPackageFiles } from "../object/read-package.js";
 
-export interface LiveInitOptions {
+interface LiveInitOptions {
   dir: string;
   name?: string;
   namespace?: string;

@@ -19,7 +19,7 @@ export interface ConfirmContext {
   packageFromStdin: boolean;
 }
 
-export type ConfirmMode = "ask" | "proceed";
+type ConfirmMode = "ask" | "proceed";
 
 /** Whether the run may ask at all (decided before the cluster is read). */
 export function confirmMode(ctx: ConfirmContext): ConfirmMode {

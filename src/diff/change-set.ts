@@ -156,7 +156,7 @@ export function summarizeChanges(cs: ChangeSet): ChangeSummary {
 }
 
 /** `live diff`'s exit code, as diff(1): 0 nothing would change, 1 something would, 2 trouble. */
-export const DIFF_EXIT = { same: 0, changed: 1, trouble: 2 } as const;
+const DIFF_EXIT = { same: 0, changed: 1, trouble: 2 } as const;
 
 export function diffExitCode(cs: ChangeSet): 0 | 1 | 2 {
   if (cs.changes.some((c) => c.error)) return DIFF_EXIT.trouble;

@@ -12,7 +12,7 @@ import { diffLines, formatHunks, unifiedHunks } from "./line-diff.js";
  * `2026-01-01`, `1_000`) are quoted: kubectl and the API server read manifests as YAML 1.1, so a
  * line pasted from a diff into a package must keep its type.
  */
-export function objectYamlLines(obj: KubeObject | undefined): string[] {
+function objectYamlLines(obj: KubeObject | undefined): string[] {
   if (!obj) return [];
   return yamlLib().stringify(obj, { lineWidth: 0, version: "1.1" }).replace(/\n$/, "").split("\n");
 }

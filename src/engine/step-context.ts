@@ -33,7 +33,7 @@ export interface RunContext {
 }
 
 /** What the steps learn as they go, for the steps after them. */
-export interface RunState {
+interface RunState {
   /** The inventory as the cluster holds it now (the final write compares against it). */
   stored: KubeObject | undefined;
   /** Objects applied before their wave (the inventory's Namespace): the result their wave reports. */

@@ -16,21 +16,21 @@ export const CHANGE_DATA_KEY = "change";
 const MAX_FAILED = 50;
 const MAX_ERROR_CHARS = 300;
 
-export type ChangeCommand = "apply" | "destroy";
+type ChangeCommand = "apply" | "destroy";
 /** `running` until the run ends; a record that stays `running` belongs to a process that was killed. */
-export type ChangeResult = "running" | "succeeded" | "failed" | "interrupted";
+type ChangeResult = "running" | "succeeded" | "failed" | "interrupted";
 /** What `live history` and `live list` show: a superseded `running` record is `unknown` (its process died). */
 export type ShownResult = ChangeResult | "unknown";
 
 /** What the run did (model/operation.ts), stored in kapp's words: `noop` is unchanged. */
-export interface ChangeCounts {
+interface ChangeCounts {
   create: number;
   delete: number;
   update: number;
   noop: number;
 }
 
-export interface FailedObject {
+interface FailedObject {
   group: string;
   kind: string;
   namespace: string;

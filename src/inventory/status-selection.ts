@@ -9,7 +9,7 @@ import type { ObjRef } from "../model/ref.js";
 import { refsOfResourceGroup } from "./resource-group.js";
 
 /** An inventory and the objects it lists. */
-export interface ListedInventory {
+interface ListedInventory {
   name: string;
   namespace: string;
   refs: ObjRef[];

@@ -15,14 +15,14 @@ import { needsMergeSchema } from "./plan-object.js";
 import { prepareObjects } from "./prepare-objects.js";
 import { refuseMissingNamespaces } from "./check-namespaces.js";
 
-export interface GatherOptions {
+interface GatherOptions {
   serverSide?: boolean;
   pollPeriodMs?: number;
   signal?: AbortSignal;
 }
 
 /** The facts and the cache that read them; the caller closes the cache when the run ends. */
-export interface Gathered<F> {
+interface Gathered<F> {
   facts: F;
   cache: LiveCache;
 }

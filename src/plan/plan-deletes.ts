@@ -12,7 +12,7 @@ import { decidePrune, type PruneContext } from "../prune/prune-filters.js";
 import type { PlannedDelete, PruneDecision } from "../model/plan.js";
 import { planStillHolds } from "./plan-object.js";
 
-export interface PlanDeletesInput {
+interface PlanDeletesInput {
   /** The objects to delete that exist or cannot be read (see prune/candidates.ts). */
   refs: readonly ObjRef[];
   live: ReadonlyMap<string, KubeObject>;

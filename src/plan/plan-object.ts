@@ -28,9 +28,9 @@ export interface ObjectPlanOptions {
  * Client-side apply's merge schema: undefined for kinds patched with a JSON merge patch, an Error
  * when the kind's OpenAPI document could not be read.
  */
-export type MergeSchema = PatchSchema | undefined | Error;
+type MergeSchema = PatchSchema | undefined | Error;
 
-export interface ObjectDecision {
+interface ObjectDecision {
   operation: PlannedApply["operation"];
   /** Client-side or server-side, and why when not the run's way (see PlannedApply). */
   method: ApplyMethod;

@@ -12,7 +12,7 @@ import { formatChangeTable } from "./change-table.js";
 /** Rows shown at most; the rest are counted. */
 const MAX_ROWS = 40;
 
-export interface ConfirmQuestion {
+interface ConfirmQuestion {
   command: "apply" | "destroy";
   inventory: ChangeSet["inventory"];
   /** Every delete candidate, kept ones included (they show why they are kept). */
@@ -39,7 +39,7 @@ export function formatConfirmQuestion(raw: ConfirmQuestion, paint: ChalkInstance
   return [...lines, ""];
 }
 
-export interface AskOptions {
+interface AskOptions {
   stdin: NodeJS.ReadStream;
   stdout: NodeJS.WritableStream;
   color: boolean;

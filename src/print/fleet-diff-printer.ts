@@ -18,7 +18,7 @@ export interface ClusterPreview {
   exitCode: ExitCode;
 }
 
-export interface FleetDiffPrintOptions {
+interface FleetDiffPrintOptions {
   output: DiffOutput;
   stdout: NodeJS.WritableStream;
   color: boolean;
@@ -38,7 +38,7 @@ function effective(p: ClusterPreview): number {
 }
 
 /** A cluster's result in a word or three: `2 changes`, `no changes`, `error: ...`. */
-export function previewVerdict(p: ClusterPreview): string {
+function previewVerdict(p: ClusterPreview): string {
   if (p.error) return `error: ${p.error.split("\n")[0]}`;
   const n = effective(p);
   const errors = p.changes?.changes.filter((c) => c.error).length ?? 0;
@@ -76,7 +76,7 @@ export function formatFleetMarkdown(raw: readonly ClusterPreview[], title: strin
   return out.join("\n");
 }
 
-export function formatFleetPreviewText(previews: readonly ClusterPreview[], color: boolean): string[] {
+function formatFleetPreviewText(previews: readonly ClusterPreview[], color: boolean): string[] {
   const paint = createPalette(color);
   const width = Math.max(7, ...previews.map((p) => escapeTerminal(p.cluster).length));
   const lines = [paint.bold(`${"CLUSTER".padEnd(width)}  RESULT`), ...previews.map((p) => `${escapeTerminal(p.cluster).padEnd(width)}  ${escapeTerminalLines(previewVerdict(p)).replace(/\n/g, " ")}`)];
@@ -89,7 +89,7 @@ export function formatFleetPreviewText(previews: readonly ClusterPreview[], colo
 }
 
 /** The JSON document: each cluster's exit code and change set (as one cluster's `live diff --output json`), or its error. */
-export function fleetPreviewJson(previews: readonly ClusterPreview[]): unknown {
+function fleetPreviewJson(previews: readonly ClusterPreview[]): unknown {
   return {
     clusters: previews.map((p) => ({ cluster: p.cluster, exitCode: p.exitCode, ...(p.changes ? (changeSetJson(p.changes) as object) : { error: p.error }) })),
   };

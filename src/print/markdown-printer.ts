@@ -28,7 +28,7 @@ function whyNot(c: Change): string {
 }
 
 /** Every change but the unchanged ones, in the change set's order. */
-export function markdownRows(cs: ChangeSet): Change[] {
+function markdownRows(cs: ChangeSet): Change[] {
   return cs.changes.filter((c) => c.operation !== "unchanged");
 }
 

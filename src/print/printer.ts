@@ -52,13 +52,13 @@ async function* escapeEvents(events: AsyncIterable<EngineEvent>): AsyncIterable<
 }
 
 /** kpt's notice, on stderr in every output format, just before apply installs the ResourceGroup CRD. */
-export const CRD_NOTICE = "installing inventory ResourceGroup CRD.";
+const CRD_NOTICE = "installing inventory ResourceGroup CRD.";
 
 /**
  * One line per object applied otherwise than the run's way (too large for client-side apply, so
  * applied server-side), on every run that applies it, dry runs included.
  */
-export function methodNotices(plan: ApplyPlan): string[] {
+function methodNotices(plan: ApplyPlan): string[] {
   return plan.applies.filter((p) => p.methodReason && !p.skip).map((p) => `${formatRef(p.ref)} is applied server-side: ${p.methodReason}.`);
 }
 

@@ -21,7 +21,7 @@ export function aggregateStatus(statuses: Iterable<KStatus>, desired: DesiredSta
   return allDesired ? desired : "InProgress";
 }
 
-export interface GenerationCheck {
+interface GenerationCheck {
   /** metadata.generation of the object the status was computed from; missing counts as 0. */
   liveGeneration?: number;
   /** metadata.generation the apply returned; missing counts as 0. */

@@ -11,7 +11,7 @@ import { LiveCache } from "../cluster/live-cache.js";
 import type { ComputeStatusOptions } from "./types.js";
 import { watchStatus, type Followed } from "./watch-status.js";
 
-export type PollUntil = "known" | "current" | "deleted" | "forever";
+type PollUntil = "known" | "current" | "deleted" | "forever";
 
 export interface FollowStatusOptions {
   pollUntil?: PollUntil;

@@ -25,7 +25,7 @@ export interface WaitTarget {
 
 type WaitOutcome = "Successful" | "Failed" | "Timeout" | "Skipped";
 
-export interface WaitOptions extends Pick<WatchOptions<WaitOutcome>, "timeoutMs" | "signal" | "now" | "tickMs" | "statusOptions" | "quietRereadMs"> {
+interface WaitOptions extends Pick<WatchOptions<WaitOutcome>, "timeoutMs" | "signal" | "now" | "tickMs" | "statusOptions" | "quietRereadMs"> {
   desired: DesiredStatus;
   wave: number;
   emit: (e: EngineEvent) => void;

@@ -14,7 +14,7 @@ import { statusOfLive } from "./compute-status.js";
 import type { ComputeStatusOptions, StatusResult } from "./types.js";
 
 /** What the cache says of an object now: its state and status; `unreadable`: why its kind cannot be read (Unknown, never "not found"). */
-export interface Seen {
+interface Seen {
   live?: KubeObject;
   result: StatusResult;
   unreadable?: string;
@@ -27,7 +27,7 @@ export interface Followed {
   unreadable?: string;
 }
 
-export type WatchEnd = "done" | "timeout" | "aborted";
+type WatchEnd = "done" | "timeout" | "aborted";
 
 export interface WatchOptions<O> {
   /** The status to report for what the cache says, and whether the object has reached its end (`settled`: it is no longer followed). */

@@ -4,7 +4,7 @@
 // (/openapi/v3/apis/<group>/<version>). Nodes resolve their `$ref`s only when walked, so a
 // large document costs one index of its kinds and the few schemas a patch touches.
 
-export interface Gvk {
+interface Gvk {
   group: string;
   version: string;
   kind: string;
@@ -23,9 +23,9 @@ export interface PatchMeta {
   mergeKey: string | undefined;
 }
 
-export const NO_PATCH_META: PatchMeta = Object.freeze({ strategy: undefined, retainKeys: false, mergeKey: undefined });
+const NO_PATCH_META: PatchMeta = Object.freeze({ strategy: undefined, retainKeys: false, mergeKey: undefined });
 
-export type SchemaType = "object" | "map" | "array" | "scalar" | "unknown";
+type SchemaType = "object" | "map" | "array" | "scalar" | "unknown";
 
 export interface PatchSchema {
   /** The component name (`io.k8s.api.core.v1.PodSpec`), or a path for inline schemas. */
