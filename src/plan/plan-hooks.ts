@@ -9,7 +9,7 @@ import { PackageError, type PackageIssue } from "../model/errors.js";
 import { isHook, HOOK_ANNOTATION, type HookPhase } from "../model/lifecycle-keys.js";
 import type { KubeObject, PackageObject } from "../model/kube-object.js";
 import type { PlannedHook } from "../model/plan.js";
-import { cliUtilsId, refKey, refOf, RefSet, type ObjRef } from "../model/ref.js";
+import { formatDependsOnRef, refKey, refOf, RefSet, type ObjRef } from "../model/ref.js";
 import { lifecycleRules } from "../object/lifecycle-annotations.js";
 import { DEPENDS_ON_ANNOTATION, readDependsOn } from "../order/depends-on.js";
 import { policyRefusal } from "../inventory/policy.js";
@@ -56,12 +56,12 @@ function planPhase(all: readonly PackageObject[], phase: HookPhase, o: HookPlanO
     for (const ref of read.refs) {
       const dep = byKey.get(refKey(ref));
       if (dep) {
-        if (weight(dep) > weight(po)) issue(po, `depends on ${cliUtilsId(ref)}, a ${phase} hook of weight ${weight(dep)}, which runs after this one (weight ${weight(po)}): give it a lower weight or remove the dependency`);
+        if (weight(dep) > weight(po)) issue(po, `depends on ${formatDependsOnRef(ref)}, a ${phase} hook of weight ${weight(dep)}, which runs after this one (weight ${weight(po)}): give it a lower weight or remove the dependency`);
         else if (weight(dep) === weight(po)) same.push(refKey(ref));
       } else if (otherHooks.has(ref)) {
-        issue(po, `depends on ${cliUtilsId(ref)}, a hook that does not run in ${phase}: a hook may depend only on hooks of its own phase`);
+        issue(po, `depends on ${formatDependsOnRef(ref)}, a hook that does not run in ${phase}: a hook may depend only on hooks of its own phase`);
       } else if (phase === "pre-apply" || phase === "post-destroy") {
-        issue(po, `depends on ${cliUtilsId(ref)}, which does not exist while ${phase} hooks run (${phase === "pre-apply" ? "before the package is applied" : "after it is deleted"}): a hook may depend only on hooks of its phase`);
+        issue(po, `depends on ${formatDependsOnRef(ref)}, which does not exist while ${phase} hooks run (${phase === "pre-apply" ? "before the package is applied" : "after it is deleted"}): a hook may depend only on hooks of its phase`);
       }
       // post-apply and pre-destroy hooks run while the package's objects exist: met already.
     }
@@ -75,7 +75,7 @@ function planPhase(all: readonly PackageObject[], phase: HookPhase, o: HookPlanO
     const known = depth.get(key);
     if (known !== undefined) return known;
     if (visiting.has(key)) {
-      issue(byKey.get(key)!, `hooks of ${phase} depend on each other in a cycle (${[...visiting].map((k) => cliUtilsId(refOf(byKey.get(k)!.object))).join(" -> ")}): remove one of these dependencies`);
+      issue(byKey.get(key)!, `hooks of ${phase} depend on each other in a cycle (${[...visiting].map((k) => formatDependsOnRef(refOf(byKey.get(k)!.object))).join(" -> ")}): remove one of these dependencies`);
       depth.set(key, 0);
       return 0;
     }
@@ -131,7 +131,7 @@ export function checkDependenciesOnHooks(objects: readonly PackageObject[], hook
       issues.push({
         source: { ...po.source, line: po.lineOf?.(["metadata", "annotations", DEPENDS_ON_ANNOTATION]) ?? po.source.line },
         object: `${po.object.kind}/${po.object.metadata.name ?? ""}`,
-        message: `depends on ${cliUtilsId(dep)}, a hook that does not run before the package is applied (${HOOK_ANNOTATION}): depend only on pre-apply hooks, or make it a pre-apply hook`,
+        message: `depends on ${formatDependsOnRef(dep)}, a hook that does not run before the package is applied (${HOOK_ANNOTATION}): depend only on pre-apply hooks, or make it a pre-apply hook`,
       });
     }
   }

@@ -1,0 +1,327 @@
+// The lifecycle (docs/lifecycle.md) on the in-memory cluster: the steps a run plans and its exact
+// events for hooks, Jobs that must complete, waits per object and replacements. What a Job
+// controller does is scripted: a created Job completes (or fails) a moment later.
+
+import { describe, expect, it } from "vitest";
+import { refsOfResourceGroup } from "../../src/inventory/resource-group.js";
+import { refOf, type ObjRef } from "../../src/model/ref.js";
+import type { KubeObject } from "../../src/model/kube-object.js";
+import { ApiError } from "../../src/cluster/api-error.js";
+import { statsFailed } from "../../src/model/run-tally.js";
+import type { EngineEvent } from "../../src/model/events.js";
+import { configMap, deployment, describeEvents, INVENTORY, namespace, NS, pkg, plannedSteps, rollOutDeployments, runApply, runDestroy } from "../helpers/engine-run.js";
+import { MemoryCluster } from "../helpers/memory-cluster.js";
+
+const INV_REF: ObjRef = { group: "kpt.dev", kind: "ResourceGroup", namespace: INVENTORY.namespace, name: INVENTORY.name };
+
+function inventoryList(c: MemoryCluster): string[] | undefined {
+  const rg = c.peek(INV_REF);
+  return rg && refsOfResourceGroup(rg).map((r) => `${r.kind}/${r.name}`).sort();
+}
+
+function job(name: string, annotations: Record<string, string> = {}, image = "migrate:1"): KubeObject {
+  return {
+    apiVersion: "batch/v1",
+    kind: "Job",
+    metadata: { name, namespace: NS, ...(Object.keys(annotations).length ? { annotations } : {}) },
+    spec: { backoffLimit: 0, template: { spec: { restartPolicy: "Never", containers: [{ name: "main", image }] } } },
+  };
+}
+
+const complete = { startTime: "2026-01-01T00:00:00Z", succeeded: 1, conditions: [{ type: "Complete", status: "True", reason: "CompletionsReached", message: "Reached expected number of succeeded pods" }] };
+const backoff = { startTime: "2026-01-01T00:00:00Z", failed: 1, conditions: [{ type: "Failed", status: "True", reason: "BackoffLimitExceeded", message: "Job has reached the specified backoff limit" }] };
+
+/** Jobs the Job controller runs: each created Job completes (or, when named in `failing`, fails) `delayMs` later. */
+function cluster(o: { failing?: string[]; delayMs?: number } = {}): MemoryCluster {
+  const c = rollOutDeployments(new MemoryCluster()).seed(namespace());
+  c.onWrite({ kind: "Job", verb: "create" }, (j) => c.setStatus(refOf(j), o.failing?.includes(j.metadata.name!) ? backoff : complete), { delayMs: o.delayMs ?? 5 });
+  return c;
+}
+
+const stats = (events: EngineEvent[]) => {
+  const s = events.at(-1);
+  if (s?.type !== "summary") throw new Error(`no summary: ${describeEvents(events).join("\n")}`);
+  return s.stats;
+};
+
+const migrate = job("migrate", { "kpt-ts.dev/hook": "pre-apply" });
+const smoke = job("smoke", { "kpt-ts.dev/hook": "post-apply", "kpt-ts.dev/hook-delete-policy": "hook-succeeded" }, "smoke:1");
+const web = deployment("web");
+const config = configMap("config");
+
+describe("hooks", () => {
+  it("a pre-apply hook runs before the package's first wave and a post-apply hook after its last; the inventory lists them before they exist", async () => {
+    const c = cluster();
+    const r = await runApply(c, pkg(config, web, migrate, smoke));
+    expect(r.error).toBeUndefined();
+    expect(plannedSteps(r.events)).toEqual([
+      "install-crd",
+      "inventory-add 4 objects",
+      "hook-apply pre-apply 0: Job/migrate",
+      "hook-wait pre-apply 0: Job/migrate",
+      "apply 0: ConfigMap/config, Deployment/web",
+      "wait 0 Current: ConfigMap/config, Deployment/web",
+      "hook-apply post-apply 0: Job/smoke",
+      "hook-wait post-apply 0: Job/smoke",
+      "inventory-set",
+    ]);
+    const lines = describeEvents(r.events).filter((l) => l.startsWith("hook") || l.startsWith("apply ") || l.startsWith("Inventory"));
+    expect(lines).toEqual([
+      "Inventory Started",
+      "Inventory Finished",
+      "hook pre-apply create Successful Job/migrate",
+      "hook pre-apply wait Successful Job/migrate",
+      "apply Successful created ConfigMap/config",
+      "apply Successful created Deployment/web",
+      "hook post-apply create Successful Job/smoke",
+      "hook post-apply wait Successful Job/smoke",
+      "hook post-apply delete Successful Job/smoke: hook-succeeded",
+      "Inventory Started",
+      "Inventory Finished",
+    ]);
+    expect(stats(r.events).hook).toEqual({ successful: 2, skipped: 0, failed: 0, timeout: 0 });
+    // The migration (before-hook-creation, the default) stays until it runs again; the smoke test went.
+    expect(inventoryList(c)).toEqual(["ConfigMap/config", "Deployment/web", "Job/migrate"]);
+    expect(c.peek(refOf(smoke))).toBeUndefined();
+    // No kpt wait event is about a hook: `--output json` for the package's objects stays kpt's.
+    expect(r.events.filter((e) => (e.type === "wait" || e.type === "apply") && e.ref.kind === "Job")).toEqual([]);
+  });
+
+  it("a failed pre-apply hook stops the run before any package object is written; the inventory keeps listing the hook", async () => {
+    const c = cluster({ failing: ["migrate"] });
+    const r = await runApply(c, pkg(config, web, migrate, smoke));
+    expect(r.error).toBeUndefined();
+    expect(describeEvents(r.events).slice(1)).toEqual([
+      "Inventory Started",
+      "Inventory Finished",
+      "hook pre-apply create Successful Job/migrate",
+      "status InProgress Job/migrate",
+      "status Failed Job/migrate",
+      "hook pre-apply wait Failed Job/migrate: Job failed: BackoffLimitExceeded: Job has reached the specified backoff limit (failed pods: 1)",
+      "Inventory Started",
+      "Inventory Finished",
+      "summary apply 0ok 0skip 0fail (0 created, 0 configured, 0 unchanged), prune 0/0/0, delete 0/0/0, wait 0ok 0skip 0fail 0timeout",
+    ]);
+    expect(statsFailed(stats(r.events))).toBe(true);
+    expect(c.peek(refOf(config))).toBeUndefined();
+    expect(c.peek(refOf(web))).toBeUndefined();
+    expect(c.writes().filter((w) => !w.dryRun && w.ref.kind !== "ResourceGroup" && w.ref.kind !== "CustomResourceDefinition" && w.ref.kind !== "ConfigMap").map((w) => `${w.verb} ${w.ref.kind}/${w.ref.name}`)).toEqual(["create Job/migrate"]);
+    expect(inventoryList(c)).toEqual(["Job/migrate"]);
+  });
+
+  it("a no-op apply runs no hook and writes nothing; a change runs them again, deleting the hook the last run left first", async () => {
+    const c = cluster();
+    const p = pkg(config, web, migrate);
+    expect(statsFailed(stats((await runApply(c, p)).events))).toBe(false);
+    const before = c.writes().length;
+    const noop = await runApply(c, p);
+    expect(plannedSteps(noop.events)).not.toContain("hook-apply pre-apply 0: Job/migrate");
+    expect(noop.events.filter((e) => e.type === "hook")).toEqual([]);
+    expect(c.writes().slice(before)).toEqual([]);
+
+    const firstUid = c.peek(refOf(migrate))!.metadata.uid;
+    const changed = await runApply(c, pkg(configMap("config", { data: { key: "2" } }), web, migrate));
+    expect(describeEvents(changed.events).filter((l) => l.startsWith("hook"))).toEqual([
+      "hook pre-apply delete-previous Successful Job/migrate",
+      "hook pre-apply create Successful Job/migrate",
+      "hook pre-apply wait Successful Job/migrate",
+    ]);
+    expect(c.peek(refOf(migrate))!.metadata.uid).not.toBe(firstUid);
+  });
+
+  it("hooks of one phase run by weight, then by depends-on among them; a cycle is refused before anything is written", async () => {
+    const first = job("first", { "kpt-ts.dev/hook": "pre-apply", "kpt-ts.dev/hook-weight": "-5" });
+    const second = job("second", { "kpt-ts.dev/hook": "pre-apply" });
+    const third = job("third", { "kpt-ts.dev/hook": "pre-apply", "config.kubernetes.io/depends-on": `batch/namespaces/${NS}/Job/second` });
+    const c = cluster();
+    const r = await runApply(c, pkg(config, third, second, first));
+    expect(plannedSteps(r.events).filter((s) => s.startsWith("hook"))).toEqual([
+      "hook-apply pre-apply 0: Job/first",
+      "hook-wait pre-apply 0: Job/first",
+      "hook-apply pre-apply 1: Job/second",
+      "hook-wait pre-apply 1: Job/second",
+      "hook-apply pre-apply 2: Job/third",
+      "hook-wait pre-apply 2: Job/third",
+    ]);
+
+    const loop = job("second", { "kpt-ts.dev/hook": "pre-apply", "config.kubernetes.io/depends-on": `batch/namespaces/${NS}/Job/third` });
+    const c2 = cluster();
+    const bad = await runApply(c2, pkg(config, third, loop));
+    expect(String(bad.error)).toMatch(/cycle/);
+    expect(c2.writes().filter((w) => !w.dryRun)).toEqual([]);
+  });
+
+  it("a package object may depend on a pre-apply hook (met before it is applied), never on a post-apply one", async () => {
+    const dependent = configMap("after-migrate", { annotations: { "config.kubernetes.io/depends-on": `batch/namespaces/${NS}/Job/migrate` } });
+    const ok = await runApply(cluster(), pkg(dependent, migrate));
+    expect(statsFailed(stats(ok.events))).toBe(false);
+    const onPost = configMap("after-smoke", { annotations: { "config.kubernetes.io/depends-on": `batch/namespaces/${NS}/Job/smoke` } });
+    const bad = await runApply(cluster(), pkg(onPost, smoke));
+    expect(String(bad.error)).toMatch(/depends on batch\/namespaces\/app\/Job\/smoke, a hook that does not run before the package is applied/);
+  });
+
+  it("a failed post-apply hook fails the run (the package stays applied); post-apply hooks do not run after a failed apply", async () => {
+    const c = cluster({ failing: ["smoke"] });
+    const r = await runApply(c, pkg(config, smoke));
+    expect(describeEvents(r.events).filter((l) => l.startsWith("hook"))).toEqual([
+      "hook post-apply create Successful Job/smoke",
+      "hook post-apply wait Failed Job/smoke: Job failed: BackoffLimitExceeded: Job has reached the specified backoff limit (failed pods: 1)",
+    ]);
+    expect(statsFailed(stats(r.events))).toBe(true);
+    // hook-succeeded only: the failed one stays, and the inventory lists it.
+    expect(inventoryList(c)).toEqual(["ConfigMap/config", "Job/smoke"]);
+
+    const broken = cluster().failOn({ verb: "create", kind: "ConfigMap" }, () => new ApiError(500, "InternalError", "etcd is down"));
+    const r2 = await runApply(broken, pkg(config, smoke));
+    expect(describeEvents(r2.events).filter((l) => l.startsWith("hook"))).toEqual(["hook post-apply wait Skipped Job/smoke: the apply failed: post-apply hooks run only after one that succeeded"]);
+    expect(broken.peek(refOf(smoke))).toBeUndefined();
+  });
+
+  it("a dry run lists the hooks it would run and writes nothing", async () => {
+    const c = cluster();
+    const r = await runApply(c, pkg(config, migrate, smoke), { dryRun: "client" });
+    expect(plannedSteps(r.events)).toEqual(["inventory-add", "hook-apply pre-apply 0: Job/migrate", "apply 0: ConfigMap/config", "hook-apply post-apply 0: Job/smoke", "inventory-set"]);
+    expect(describeEvents(r.events).filter((l) => l.startsWith("hook"))).toEqual(["hook pre-apply create Successful Job/migrate", "hook post-apply create Successful Job/smoke"]);
+    expect(c.writes().filter((w) => !w.dryRun)).toEqual([]);
+  });
+
+  it("destroy: a pre-destroy hook runs before anything is deleted, and the destroy leaves no hook behind", async () => {
+    const backup = job("backup", { "kpt-ts.dev/hook": "pre-destroy" }, "backup:1");
+    const c = cluster();
+    const p = pkg(config, web, migrate, backup);
+    expect(statsFailed(stats((await runApply(c, p)).events))).toBe(false);
+    expect(c.peek(refOf(backup))).toBeUndefined();
+    const r = await runDestroy(c, p);
+    expect(plannedSteps(r.events)).toEqual([
+      "inventory-add 4 objects",
+      "hook-apply pre-destroy 0: Job/backup",
+      "hook-wait pre-destroy 0: Job/backup",
+      "delete 0: Job/migrate, Deployment/web, ConfigMap/config",
+      "wait 0 NotFound: Job/migrate, Deployment/web, ConfigMap/config",
+      "inventory-delete",
+    ]);
+    const order = describeEvents(r.events).filter((l) => l.startsWith("hook") || l.startsWith("delete "));
+    expect(order).toEqual([
+      "hook pre-destroy create Successful Job/backup",
+      "hook pre-destroy wait Successful Job/backup",
+      "hook pre-destroy delete Successful Job/backup: the destroy leaves nothing behind",
+      "delete Successful Job/migrate",
+      "delete Successful Deployment/web",
+      "delete Successful ConfigMap/config",
+    ]);
+    expect(c.peek(INV_REF)).toBeUndefined();
+    expect(c.contents().filter((k) => /^(Job|Deployment)\/|^ConfigMap\/app\/config@/.test(k))).toEqual([]);
+  });
+
+  it("a failed pre-destroy hook stops the destroy before anything is deleted; the inventory lists the hook too", async () => {
+    const backup = job("backup", { "kpt-ts.dev/hook": "pre-destroy" }, "backup:1");
+    const c = cluster({ failing: ["backup"] });
+    const p = pkg(config, backup);
+    await runApply(c, p);
+    const r = await runDestroy(c, p);
+    expect(statsFailed(stats(r.events))).toBe(true);
+    expect(c.peek(refOf(config))).toBeDefined();
+    expect(inventoryList(c)).toEqual(["ConfigMap/config", "Job/backup"]);
+  });
+
+  it("interrupted while a hook runs: the inventory lists the hook, and the next destroy deletes it", async () => {
+    const slow = job("slow", { "kpt-ts.dev/hook": "pre-apply" });
+    const c = rollOutDeployments(new MemoryCluster()).seed(namespace()); // no Job controller: it never completes
+    const abort = new AbortController();
+    c.onWrite({ kind: "Job", verb: "create" }, () => setTimeout(() => abort.abort(), 20));
+    const r = await runApply(c, pkg(config, slow), { signal: abort.signal });
+    expect(String(r.error)).toMatch(/interrupted/);
+    expect(c.peek(refOf(slow))).toBeDefined();
+    // The ConfigMap was never applied, so it leaves the list again; the hook, which exists, stays.
+    expect(inventoryList(c)).toEqual(["Job/slow"]);
+    await runDestroy(c, pkg(config, slow));
+    expect(c.peek(refOf(slow))).toBeUndefined();
+  });
+});
+
+describe("waits per object", () => {
+  it("kpt-ts.dev/wait: complete holds a Job's dependents until it completes, and skips them when it fails", async () => {
+    const db = job("db-migrate", { "kpt-ts.dev/wait": "complete" });
+    const app = deployment("app", { dependsOn: [db] });
+    const ok = await runApply(cluster({ delayMs: 30 }), pkg(db, app));
+    const lines = describeEvents(ok.events);
+    expect(lines.indexOf("wait Successful Job/db-migrate")).toBeLessThan(lines.indexOf("apply Successful created Deployment/app"));
+    expect(lines).toContain("status InProgress Job/db-migrate");
+
+    const failing = cluster({ failing: ["db-migrate"] });
+    const bad = await runApply(failing, pkg(db, app));
+    expect(describeEvents(bad.events)).toEqual(
+      expect.arrayContaining([
+        "wait Failed Job/db-migrate: Job failed: BackoffLimitExceeded: Job has reached the specified backoff limit (failed pods: 1)",
+        "apply Skipped Deployment/app: dependency apply reconcile failed: app_db-migrate_batch_Job",
+      ]),
+    );
+    expect(failing.peek(refOf(app))).toBeUndefined();
+  });
+
+  it("without the annotation a started Job is Current (kstatus), and --wait-for-jobs makes every Job wait for completion", async () => {
+    const plain = job("plain");
+    const c = rollOutDeployments(new MemoryCluster()).seed(namespace());
+    c.onWrite({ kind: "Job", verb: "create" }, (j) => c.setStatus(refOf(j), { startTime: "2026-01-01T00:00:00Z", active: 1 }));
+    const r = await runApply(c, pkg(plain));
+    expect(describeEvents(r.events)).toContain("wait Successful Job/plain");
+
+    const c2 = rollOutDeployments(new MemoryCluster()).seed(namespace());
+    c2.onWrite({ kind: "Job", verb: "create" }, (j) => c2.setStatus(refOf(j), { startTime: "2026-01-01T00:00:00Z", active: 1 }));
+    const r2 = await runApply(c2, pkg(plain), { waitForJobs: true, reconcileTimeoutMs: 300 });
+    expect(describeEvents(r2.events)).toContain("wait Timeout Job/plain: Job not complete yet. succeeded: 0/1, active: 1, failed: 0");
+  });
+
+  it("kpt-ts.dev/wait: none is applied, never waited for, and holds no dependent", async () => {
+    const slow = deployment("never-ready", { annotations: { "kpt-ts.dev/wait": "none" } });
+    const after = configMap("after", { dependsOn: [slow] });
+    const c = new MemoryCluster().seed(namespace()); // no Deployment controller: never Available
+    const r = await runApply(c, pkg(slow, after));
+    expect(plannedSteps(r.events)).toEqual(["install-crd", "inventory-add 2 objects", "apply 0: Deployment/never-ready", "apply 1: ConfigMap/after", "wait 1 Current: ConfigMap/after", "inventory-set"]);
+    expect(statsFailed(stats(r.events))).toBe(false);
+    expect(c.peek(refOf(after))).toBeDefined();
+  });
+
+  it("kpt-ts.dev/reconcile-timeout ends only its own object's wait, and says so; the rest of the wave is waited for as usual", async () => {
+    const slow = deployment("slow", { annotations: { "kpt-ts.dev/reconcile-timeout": "200ms" } });
+    const fast = deployment("fast");
+    const c = new MemoryCluster().seed(namespace());
+    c.onWrite({ kind: "Deployment", name: "fast", verb: "create" }, (d) => c.setStatus(refOf(d), { observedGeneration: 1, replicas: 1, updatedReplicas: 1, readyReplicas: 1, availableReplicas: 1, conditions: [{ type: "Available", status: "True" }] }), { delayMs: 400 });
+    const r = await runApply(c, pkg(slow, fast));
+    const lines = describeEvents(r.events);
+    const timeout = lines.find((l) => l.startsWith("wait Timeout Deployment/slow"));
+    expect(timeout).toMatch(/timed out after its own kpt-ts.dev\/reconcile-timeout: 200ms/);
+    expect(lines.indexOf(timeout!)).toBeLessThan(lines.indexOf("wait Successful Deployment/fast"));
+    expect(stats(r.events).wait).toEqual({ successful: 1, skipped: 0, failed: 0, timeout: 1 });
+  });
+});
+
+describe("replace-on-immutable", () => {
+  const immutable = () => new ApiError(422, "Invalid", 'Job.batch "report" is invalid: spec.template: Invalid value: core.PodTemplateSpec{...}: field is immutable', [{ reason: "FieldValueInvalid", message: "Invalid value: core.PodTemplateSpec{...}: field is immutable", field: "spec.template" }]);
+
+  it("a changed Job template is replaced in one apply: deleted in the foreground, then created again", async () => {
+    const v1 = job("report", { "kpt-ts.dev/update-strategy": "replace-on-immutable" }, "report:1");
+    const v2 = job("report", { "kpt-ts.dev/update-strategy": "replace-on-immutable" }, "report:2");
+    const c = cluster();
+    await runApply(c, pkg(v1));
+    const uid = c.peek(refOf(v1))!.metadata.uid;
+    c.failOn({ verb: "patch", kind: "Job", name: "report" }, immutable);
+    const r = await runApply(c, pkg(v2));
+    expect(plannedSteps(r.events)).toEqual(["inventory-add", "replace 0: Job/report", "apply 0: Job/report", "wait 0 Current: Job/report", "inventory-set"]);
+    expect(describeEvents(r.events).filter((l) => l.startsWith("replace") || l.startsWith("apply "))).toEqual(["replace Successful Job/report: spec.template: field is immutable", "apply Successful created Job/report"]);
+    const live = c.peek(refOf(v2))!;
+    expect(live.metadata.uid).not.toBe(uid);
+    expect((live.spec as any).template.spec.containers[0].image).toBe("report:2");
+    expect(c.calls.find((x) => x.verb === "delete" && x.ref.name === "report")?.propagationPolicy).toBe("Foreground");
+  });
+
+  it("without the annotation the apply fails, naming the field and the annotation that would replace it", async () => {
+    const c = cluster();
+    await runApply(c, pkg(job("report", {}, "report:1")));
+    c.failOn({ verb: "patch", kind: "Job", name: "report" }, immutable);
+    const r = await runApply(c, pkg(job("report", {}, "report:2")));
+    const failed = describeEvents(r.events).find((l) => l.startsWith("apply Failed"));
+    expect(failed).toMatch(/spec\.template: field is immutable, so the object cannot be updated in place: .*kpt-ts\.dev\/update-strategy: replace-on-immutable/);
+    expect(failed).not.toMatch(/PodTemplateSpec/);
+  });
+});
