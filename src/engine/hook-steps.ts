@@ -113,9 +113,17 @@ export const hookWaitStep: StepHandler<StepOf<"hook-wait">> = {
       const own = hook.timeout ? { timeoutMs: hook.timeout.ms, timeoutNote: `timed out after its own ${RECONCILE_TIMEOUT_ANNOTATION}: ${hook.timeout.text}` } : {};
       targets.push({ target: { ...written, complete: hook.complete, ...own }, hook });
     }
-    // Its outcome becomes the hook's event; statuses and progress go on as for any wait.
+    // Its outcome becomes the hook's event; statuses and progress go on as for any wait. What
+    // its Pods last did is kept from the progress: a Job that fails deletes its running Pods.
     const ended = new Map<string, WaitEvent>();
+    const seen = new Map<string, WaitReason[]>();
     const relay = (e: EngineEvent) => {
+      if (e.type === "waiting") {
+        for (const p of e.pending) {
+          const told = (p.reasons ?? []).filter(informative);
+          if (told.length) seen.set(refKey(p.ref), told);
+        }
+      }
       if (e.type !== "wait") return recorder.emit(e);
       if (e.status !== "Pending") ended.set(refKey(e.ref), e);
     };
@@ -130,7 +138,7 @@ export const hookWaitStep: StepHandler<StepOf<"hook-wait">> = {
       const status = e?.status === "Successful" || e?.status === "Failed" || e?.status === "Timeout" ? e.status : "Skipped";
       if (status === "Failed" || status === "Timeout") {
         failed = true;
-        const reasons = await lastPodState(ctx, target.ref, e?.reasons);
+        const reasons = await lastPodState(ctx, target.ref, seen.get(refKey(target.ref)) ?? e?.reasons);
         emit(target.ref, "wait", status, { message: e?.message ?? "", ...(reasons.length ? { reasons } : {}), source: hook.source });
       } else emit(target.ref, "wait", status, status === "Skipped" ? { message: "the run was interrupted" } : {});
       const policy = deletedBy(hook, status, ctx.plan.command);
@@ -179,6 +187,11 @@ async function deleteHook(ctx: RunContext, h: PlannedHook, policy: string): Prom
 async function lastPodState(ctx: RunContext, ref: ObjRef, seen: readonly WaitReason[] | undefined): Promise<WaitReason[]> {
   const live = ctx.cache.get(ref);
   const now = live && ctx.explainer.canExplain(live) ? await ctx.explainer.explain([live]).catch(() => undefined) : undefined;
-  const found = now?.get(refKey(ref)) ?? [];
+  const found = (now?.get(refKey(ref)) ?? []).filter(informative);
   return found.length ? found : [...(seen ?? [])];
+}
+
+/** A Pod being deleted with its Job says less than what the wait saw it do before. */
+function informative(r: WaitReason): boolean {
+  return !r.message.endsWith(": Terminating");
 }

@@ -44,7 +44,7 @@ export function jobCompletionStatus(obj: KubeObject): StatusResult {
   const failure = conditions.find((c) => c.type === "Failed") ?? conditions.find((c) => c.type === "FailureTarget");
   if (failure) {
     const reason = failure.reason || "JobFailed";
-    return failed(reason, `Job failed: ${reason}${failure.message ? `: ${failure.message}` : ""} (failed pods: ${failedCount})`);
+    return failed(reason, `Job failed: ${reason}${failure.message ? `: ${failure.message}` : ""}${failedCount ? ` (failed pods: ${failedCount})` : ""}`);
   }
   if (conditions.some((c) => c.type === "Suspended")) return inProgress("JobSuspended", "Job is suspended: it cannot complete until it is resumed");
   if (stringField(obj, "status.startTime", "") === "") return inProgress("JobNotStarted", "Job not started");
