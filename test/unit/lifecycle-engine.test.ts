@@ -11,6 +11,13 @@ import { statsFailed } from "../../src/model/run-tally.js";
 import type { EngineEvent } from "../../src/model/events.js";
 import { configMap, deployment, describeEvents, INVENTORY, namespace, NS, pkg, plannedSteps, rollOutDeployments, runApply, runDestroy } from "../helpers/engine-run.js";
 import { MemoryCluster } from "../helpers/memory-cluster.js";
+import { changeSetOf, diffExitCode } from "../../src/diff/change-set.js";
+import { changeSetJson, formatChangeSetText } from "../../src/print/diff-printer.js";
+import { formatChangeSetMarkdown } from "../../src/print/markdown-printer.js";
+import { createPalette } from "../../src/print/color.js";
+import { printRun } from "../../src/print/printer.js";
+import { createProgressState, renderProgress, updateProgress } from "../../src/print/progress-view.js";
+import { captureStream, streamOf } from "./print-scenarios.js";
 
 const INV_REF: ObjRef = { group: "kpt.dev", kind: "ResourceGroup", namespace: INVENTORY.namespace, name: INVENTORY.name };
 
@@ -323,5 +330,113 @@ describe("replace-on-immutable", () => {
     const failed = describeEvents(r.events).find((l) => l.startsWith("apply Failed"));
     expect(failed).toMatch(/spec\.template: field is immutable, so the object cannot be updated in place: .*kpt-ts\.dev\/update-strategy: replace-on-immutable/);
     expect(failed).not.toMatch(/PodTemplateSpec/);
+  });
+});
+
+describe("what the output says (previews and printers, from real runs on the in-memory cluster)", () => {
+  const immutable = () => new ApiError(422, "Invalid", 'Job.batch "report" is invalid: spec.template: Invalid value: core.PodTemplateSpec{...}: field is immutable', [{ reason: "FieldValueInvalid", message: "Invalid value: ...: field is immutable", field: "spec.template" }]);
+  const replaced = (image: string) => job("report", { "kpt-ts.dev/update-strategy": "replace-on-immutable" }, image);
+
+  async function changedCluster() {
+    const c = cluster();
+    await runApply(c, pkg(config, replaced("report:1"), migrate, smoke));
+    c.failOn({ verb: "patch", kind: "Job", name: "report" }, immutable);
+    return { c, next: pkg(configMap("config", { data: { key: "2" } }), replaced("report:2"), migrate, smoke) };
+  }
+
+  it("live diff's change set: the replacement with its reason, the hooks in their place; text, Markdown and JSON", async () => {
+    const { c, next } = await changedCluster();
+    const before = c.writes().filter((w) => !w.dryRun).length;
+    const r = await runApply(c, next, { dryRun: "server" });
+    expect(c.writes().filter((w) => !w.dryRun).length).toBe(before);
+    const cs = changeSetOf(r.events);
+    expect(cs.changes.find((x) => x.ref.name === "report")).toMatchObject({ operation: "replace", note: "spec.template: field is immutable: deleted, then created again (kpt-ts.dev/update-strategy: replace-on-immutable)" });
+    expect(cs.hooks?.map((h) => `${h.phase} ${h.wave} ${h.ref.name} ${h.operation}`)).toEqual(["pre-apply 0 migrate recreate", "post-apply 0 smoke create"]);
+    expect(diffExitCode(cs)).toBe(1);
+
+    const text = formatChangeSetText(cs, createPalette(false)).join("\n");
+    expect(text).toContain("Op: 0 create, 1 update, 1 replace, 0 delete, 0 noop, 2 hooks");
+    expect(text).toContain("Hooks, in the order they run:\n  pre-apply hook 1 (before the first apply wave): job.batch/migrate in app, create (the one an earlier run left is deleted first)\n  post-apply hook 1 (after the last apply and prune wave): job.batch/smoke in app, create");
+
+    const md = formatChangeSetMarkdown(cs);
+    expect(md).toContain("| pre-apply 1 (recreate) | Job | app | migrate | before the first apply wave |  |");
+    const chart = md.slice(md.indexOf("```mermaid"));
+    expect(chart.indexOf('preapply1 ["pre-apply hooks 1"]')).toBeGreaterThan(0);
+    expect(chart.indexOf("preapply1 --> apply1")).toBeGreaterThan(0);
+    expect(chart).toContain('apply1_1["replace: Job app/report"]');
+    expect(chart.indexOf("apply1 --> postapply1")).toBeGreaterThan(0);
+
+    const json = changeSetJson(cs) as { summary: Record<string, number>; changes: { name: string; operation: string }[]; hooks: unknown[] };
+    expect(json.summary).toMatchObject({ update: 1, replace: 1, hooks: 2 });
+    expect(json.changes.find((x) => x.name === "report")?.operation).toBe("replace");
+    expect(json.hooks).toEqual([
+      { phase: "pre-apply", wave: 0, group: "batch", kind: "Job", namespace: "app", name: "migrate", operation: "recreate" },
+      { phase: "post-apply", wave: 0, group: "batch", kind: "Job", namespace: "app", name: "smoke", operation: "create" },
+    ]);
+  });
+
+  it("--output events and json: kpt's lines for the package's objects, kpt-ts' own for hooks and replacements", async () => {
+    const { c, next } = await changedCluster();
+    const r = await runApply(c, next);
+    const print = async (output: "events" | "json") => {
+      const out = captureStream();
+      const err = captureStream();
+      await printRun(streamOf(r.events), { output, stdout: out.stream, stderr: err.stream, color: false, tty: false, showStatusEvents: false, now: () => new Date("2026-11-27T00:00:00Z") });
+      return out.text().split("\n").filter(Boolean);
+    };
+    const events = await print("events");
+    expect(events.filter((l) => /hook|replace|report|summary|applied/.test(l))).toEqual([
+      "job.batch/migrate pre-apply hook deleted (left by an earlier run)",
+      "job.batch/migrate pre-apply hook created",
+      "job.batch/migrate pre-apply hook completed",
+      "job.batch/report deleted to be replaced: spec.template: field is immutable",
+      "job.batch/report created",
+      "2 resource(s) applied. 1 created, 0 unchanged, 1 configured, 0 failed",
+      "job.batch/report reconcile pending",
+      "job.batch/report reconciled",
+      "job.batch/smoke post-apply hook created",
+      "job.batch/smoke post-apply hook completed",
+      "job.batch/smoke post-apply hook deleted (hook-succeeded)",
+      "2 hook(s) run: 2 completed, 0 failed, 0 timed out",
+    ]);
+    const json = (await print("json")).map((l) => JSON.parse(l) as Record<string, unknown>);
+    expect(json.filter((l) => l.type === "hook" || l.type === "replace").map(({ timestamp: _t, ...rest }) => rest)).toEqual([
+      { action: "delete-previous", group: "batch", kind: "Job", name: "migrate", namespace: "app", phase: "pre-apply", status: "Successful", type: "hook" },
+      { action: "create", group: "batch", kind: "Job", name: "migrate", namespace: "app", phase: "pre-apply", status: "Successful", type: "hook" },
+      { action: "wait", group: "batch", kind: "Job", name: "migrate", namespace: "app", phase: "pre-apply", status: "Successful", type: "hook" },
+      { group: "batch", kind: "Job", name: "report", namespace: "app", reason: "spec.template: field is immutable", status: "Successful", type: "replace" },
+      { action: "create", group: "batch", kind: "Job", name: "smoke", namespace: "app", phase: "post-apply", status: "Successful", type: "hook" },
+      { action: "wait", group: "batch", kind: "Job", name: "smoke", namespace: "app", phase: "post-apply", status: "Successful", type: "hook" },
+      { action: "delete", group: "batch", kind: "Job", name: "smoke", namespace: "app", phase: "post-apply", status: "Successful", type: "hook" },
+    ]);
+    // kpt's own lines name only the package's objects: the hooks are in none of them.
+    expect(json.filter((l) => l.type !== "hook" && l.type !== "replace" && (l.name === "migrate" || l.name === "smoke"))).toEqual([]);
+  });
+
+  it("the change record lists the hooks run and the replacement", async () => {
+    const { c, next } = await changedCluster();
+    await runApply(c, next);
+    const records = c.contents().filter((k) => k.startsWith("ConfigMap/app/inv-change-"));
+    const last = c.peek({ group: "", kind: "ConfigMap", namespace: NS, name: records.at(-1)!.split("/")[2]!.split("@")[0]! })!;
+    const record = JSON.parse((last.data as { change: string }).change);
+    expect(record.hooks).toEqual([
+      { phase: "pre-apply", group: "batch", kind: "Job", namespace: "app", name: "migrate", result: "completed" },
+      { phase: "post-apply", group: "batch", kind: "Job", namespace: "app", name: "smoke", result: "completed" },
+    ]);
+    expect(record.replaced).toEqual([{ group: "batch", kind: "Job", namespace: "app", name: "report", reason: "spec.template: field is immutable" }]);
+  });
+
+  it("the live view in a terminal shows a hook's wait", () => {
+    const s = createProgressState();
+    const ref = refOf(migrate);
+    updateProgress(s, { type: "hook", phase: "pre-apply", ref, action: "create", status: "Successful" }, 0);
+    updateProgress(s, { type: "waiting", wave: 0, pending: [{ ref, status: "InProgress", message: "Job not complete yet. succeeded: 0/1, active: 1, failed: 0" }], total: 1, elapsedMs: 3000 }, 3000);
+    expect(renderProgress(s, { nowMs: 3000, columns: 200, maxObjects: 5, frame: 0, paint: createPalette(false) })).toEqual([
+      "⠋ waiting for 1 of 1 resource(s) to reconcile (0:03 elapsed)",
+      "  InProgress: 1",
+      "  job.batch/migrate  InProgress  Job not complete yet. succeeded: 0/1, active: 1, failed: 0",
+    ]);
+    updateProgress(s, { type: "hook", phase: "pre-apply", ref, action: "wait", status: "Successful" }, 4000);
+    expect(renderProgress(s, { nowMs: 4000, columns: 200, maxObjects: 5, frame: 0, paint: createPalette(false) })).toEqual([]);
   });
 });
