@@ -105,6 +105,17 @@ describe("docs/lifecycle.md's example", () => {
     // Version 1.5.0, whose migration cannot run: its Pod is never scheduled, and the Job fails at its deadline.
     await writeFile(join(dir, "migrate.yaml"), failing(files["migrate.yaml"]!.replace("migrate:1.4.0", "migrate:1.5.0"), 6));
     await writeFile(join(dir, "app.yaml"), files["app.yaml"]!.replace("shop:1.4.0", "shop:1.5.0"));
+    // The previews show the hooks that would run, in their place.
+    const diff = await kptTs(["live", "diff", dir]);
+    expect(diff.code, printed(diff)).toBe(1);
+    expect(diff.stdout).toContain(
+      `Hooks, in the order they run:\n  pre-apply hook 1 (before the first apply wave): job.batch/db-migrate in ${ns}, create (the one an earlier run left is deleted first)\n  post-apply hook 1 (after the last apply and prune wave): job.batch/smoke-test in ${ns}, create`,
+    );
+    const md = await kptTs(["live", "apply", "--dry-run", "--output", "markdown", dir]);
+    expect(md.code, printed(md)).toBe(0);
+    expect(md.stdout).toContain(`| pre-apply 1 (recreate) | Job | ${ns} | db-migrate | before the first apply wave |  |`);
+    expect(md.stdout).toMatch(/subgraph preapply1 \["pre-apply hooks 1"\][\s\S]*subgraph apply1[\s\S]*subgraph postapply1/);
+
     const r = await kptTs(["live", "apply", dir]);
     expect(r.code, printed(r)).toBe(3);
     expect(r.stdout).toMatch(/job\.batch\/db-migrate pre-apply hook failed: Job failed: DeadlineExceeded: Job was active longer than specified deadline; pod state: pod\/db-migrate-\w+: Pending: Unschedulable/);

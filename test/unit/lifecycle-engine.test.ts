@@ -94,6 +94,15 @@ describe("hooks", () => {
     expect(r.events.filter((e) => (e.type === "wait" || e.type === "apply") && e.ref.kind === "Job")).toEqual([]);
   });
 
+  it("a pre-apply hook in the inventory's namespace, which the package brings: the namespace is created first", async () => {
+    const c = new MemoryCluster();
+    c.onWrite({ kind: "Job", verb: "create" }, (j) => c.setStatus(refOf(j), complete), { delayMs: 5 });
+    const r = await runApply(c, pkg(namespace(), config, migrate));
+    expect(plannedSteps(r.events).slice(0, 4)).toEqual(["install-crd", "inventory-add 3 objects after Namespace/app", "hook-apply pre-apply 0: Job/migrate", "hook-wait pre-apply 0: Job/migrate"]);
+    expect(statsFailed(stats(r.events))).toBe(false);
+    expect(describeEvents(r.events)).toContain("apply Successful created Namespace/app");
+  });
+
   it("a failed pre-apply hook stops the run before any package object is written; the inventory keeps listing the hook", async () => {
     const c = cluster({ failing: ["migrate"] });
     const r = await runApply(c, pkg(config, web, migrate, smoke));
