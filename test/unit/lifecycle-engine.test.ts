@@ -125,6 +125,21 @@ describe("hooks", () => {
     expect(inventoryList(c)).toEqual(["Job/migrate"]);
   });
 
+  it("a pre-apply hook that times out (its own timeout) stops the run too, saying which timeout", async () => {
+    const slow = job("slow", { "kpt-ts.dev/hook": "pre-apply", "kpt-ts.dev/reconcile-timeout": "150ms", "kpt-ts.dev/hook-delete-policy": "hook-failed" });
+    const c = rollOutDeployments(new MemoryCluster()).seed(namespace()); // no Job controller: it never completes
+    const r = await runApply(c, pkg(config, slow));
+    expect(describeEvents(r.events).filter((l) => l.startsWith("hook"))).toEqual([
+      "hook pre-apply create Successful Job/slow",
+      "hook pre-apply wait Timeout Job/slow: Job not started; timed out after its own kpt-ts.dev/reconcile-timeout: 150ms",
+      "hook pre-apply delete Successful Job/slow: hook-failed",
+    ]);
+    expect(stats(r.events).hook).toEqual({ successful: 0, skipped: 0, failed: 0, timeout: 1 });
+    expect(c.peek(refOf(config))).toBeUndefined();
+    // Deleted by its policy: the inventory no longer lists it.
+    expect(inventoryList(c)).toEqual([]);
+  });
+
   it("a no-op apply runs no hook and writes nothing; a change runs them again, deleting the hook the last run left first", async () => {
     const c = cluster();
     const p = pkg(config, web, migrate);
