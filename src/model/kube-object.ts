@@ -58,6 +58,11 @@ export interface InventoryInfo {
   annotations: Record<string, string>;
   origin: "resourcegroup" | "kptfile";
   source: SourcePos;
+  /**
+   * The line of its namespace in source.file, for messages about the namespace. Computed on
+   * demand, as PackageObject's lineOf: most runs never need it.
+   */
+  namespaceLine?: () => number | undefined;
 }
 
 /** A document the package carries for kpt-ts itself, never applied (a HealthRules object), as written. */
