@@ -19,7 +19,7 @@ import { invertDependencies, planDeletes } from "./plan-deletes.js";
 import type { ApplyPlan, PlannedApply } from "../model/plan.js";
 import { decideObject } from "./plan-object.js";
 import { applySteps, type StepOptions } from "./plan-steps.js";
-import { checkDependenciesOnHooks, planHooks, splitHooks } from "./plan-hooks.js";
+import { checkDependenciesOnHooks, planHooks, refuseUnreachableHooks, splitHooks } from "./plan-hooks.js";
 import { planChangesNothing, type ObjectWait } from "../model/plan.js";
 import { lifecycleRules } from "../object/lifecycle-annotations.js";
 
@@ -127,6 +127,11 @@ export function planApply(facts: ApplyFacts, o: PlanApplyOptions): ApplyPlan {
   if (planChangesNothing(plan)) return { ...plan, ...kept };
   const hooks = planHooks(hookObjects, ["pre-apply", "post-apply"], { ...o, inventoryId: info.id, live: facts.live });
   if (!hooks.length) return { ...plan, ...kept };
+  // Namespaces this apply creates in its waves (the inventory's is created before the hooks).
+  const createdLater = objects
+    .filter((po) => po.object.apiVersion === "v1" && po.object.kind === "Namespace" && !facts.live.has(refKey(refOf(po.object))) && po !== parts.inventoryNamespace)
+    .map((po) => po.object.metadata.name ?? "");
+  refuseUnreachableHooks(hooks, { createdLater: new Set(createdLater) });
   const withHooks = union.union(hooks.map((h) => h.ref));
   const hookInventory = withHooks.size !== previous.size ? { hookInventory: withHooks.toArray() } : {};
   refuseOversizedInventory(info, withHooks.toArray(), stored);

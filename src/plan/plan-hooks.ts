@@ -137,3 +137,24 @@ export function checkDependenciesOnHooks(objects: readonly PackageObject[], hook
   }
   return issues;
 }
+
+/**
+ * Hooks that cannot be created where their phase runs: a pre-apply hook in a namespace this apply
+ * creates only after its pre-apply hooks (`createdLater`), a post-destroy hook in one the destroy
+ * deletes first (`deletedBefore`). Throws a PackageError (bad input) naming each.
+ */
+export function refuseUnreachableHooks(hooks: readonly PlannedHook[], o: { createdLater?: ReadonlySet<string>; deletedBefore?: ReadonlySet<string> }): void {
+  const issues: PackageIssue[] = [];
+  for (const h of hooks) {
+    const ns = h.ref.namespace;
+    if (!ns) continue;
+    const why =
+      h.phase === "pre-apply" && o.createdLater?.has(ns)
+        ? `a pre-apply hook in namespace "${ns}", which this apply creates only after its pre-apply hooks ran: create the namespace first (kubectl create namespace ${ns}), or make it the inventory's namespace (created before the hooks)`
+        : h.phase === "post-destroy" && o.deletedBefore?.has(ns)
+          ? `a post-destroy hook in namespace "${ns}", which this destroy deletes before its post-destroy hooks run: put the hook in a namespace the package does not delete`
+          : undefined;
+    if (why) issues.push({ source: h.source, object: `${h.ref.kind}/${h.ref.name}`, message: why });
+  }
+  if (issues.length) throw new PackageError(issues, "See docs/lifecycle.md for where hooks run.");
+}

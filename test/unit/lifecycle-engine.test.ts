@@ -103,6 +103,22 @@ describe("hooks", () => {
     expect(describeEvents(r.events)).toContain("apply Successful created Namespace/app");
   });
 
+  it("a hook that could not be created where its phase runs is refused before anything is written", async () => {
+    const other = namespace("tools");
+    const early = { ...job("early", { "kpt-ts.dev/hook": "pre-apply" }), metadata: { name: "early", namespace: "tools", annotations: { "kpt-ts.dev/hook": "pre-apply" } } };
+    const c = cluster();
+    const r = await runApply(c, pkg(other, config, early));
+    expect(String(r.error)).toMatch(/Job\/early: a pre-apply hook in namespace "tools", which this apply creates only after its pre-apply hooks ran/);
+    expect(c.writes().filter((w) => !w.dryRun)).toEqual([]);
+
+    const late = { ...job("late"), metadata: { name: "late", namespace: "tools", annotations: { "kpt-ts.dev/hook": "post-destroy" } } };
+    const c2 = cluster();
+    await runApply(c2, pkg(other, config, late));
+    const d = await runDestroy(c2, pkg(other, config, late));
+    expect(String(d.error)).toMatch(/Job\/late: a post-destroy hook in namespace "tools", which this destroy deletes before its post-destroy hooks run/);
+    expect(c2.peek(refOf(config))).toBeDefined();
+  });
+
   it("a failed pre-apply hook stops the run before any package object is written; the inventory keeps listing the hook", async () => {
     const c = cluster({ failing: ["migrate"] });
     const r = await runApply(c, pkg(config, web, migrate, smoke));
