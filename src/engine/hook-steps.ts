@@ -52,7 +52,10 @@ export const hookApplyStep: StepHandler<StepOf<"hook-apply">> = {
         state.written.delete(key);
         if (skip) return emit(ref, "wait", "Skipped", { message: skip });
         const h = hookOf(ctx, step.phase, ref);
-        const failed = (message: string) => emit(ref, "create", "Failed", { message, source: h.source });
+        const failed = (message: string) => {
+          state.failedPhases.add(step.phase);
+          emit(ref, "create", "Failed", { message, source: h.source });
+        };
         if (h.refusal) return failed(h.refusal);
         const live = ctx.cache.get(ref);
         if (live) {
@@ -144,8 +147,9 @@ export const hookWaitStep: StepHandler<StepOf<"hook-wait">> = {
       const policy = deletedBy(hook, status, ctx.plan.command);
       if (policy && !o.signal?.aborted) await deleteHook(ctx, hook, policy);
     });
-    if (failed) {
-      state.failedPhases.add(step.phase);
+    if (failed) state.failedPhases.add(step.phase);
+    // A hook of this phase failed, here or when it was created: before the package, that ends the run.
+    if (state.failedPhases.has(step.phase)) {
       if (step.phase === "pre-apply" || step.phase === "pre-destroy") {
         state.stopped = `a ${step.phase} hook failed: nothing of the package was ${step.phase === "pre-apply" ? "applied" : "deleted"}`;
       }

@@ -8,7 +8,7 @@
 import { ApiError } from "../cluster/api-error.js";
 import type { EngineEvent } from "../model/events.js";
 import type { StepOf } from "../model/plan.js";
-import { refKey } from "../model/ref.js";
+import { refKey, type ObjRef } from "../model/ref.js";
 import { planStillHolds } from "../plan/plan-object.js";
 import { applyBlockedBy } from "../prune/dependency-gate.js";
 import { waitFor } from "../status/wait-for.js";
@@ -25,7 +25,8 @@ export const replaceStep: StepHandler<StepOf<"replace">> = {
         const p = ctx.applies.get(refKey(ref))!;
         const reason = p.replace ?? "";
         const emit = (status: "Successful" | "Failed", error?: string) => recorder.emit({ type: "replace", ref, status, reason, ...(error ? { error } : {}) });
-        if (p.skip || applyBlockedBy(p.dependencies, recorder.tally, { dryRun: dry, noWait: !o.wait })) return;
+        const notWaited = (r: ObjRef) => ctx.applies.get(refKey(r))?.wait?.until === "none";
+        if (p.skip || applyBlockedBy(p.dependencies, recorder.tally, { dryRun: dry, noWait: !o.wait, notWaited })) return;
         const live = ctx.cache.get(ref);
         if (dry || !live) return emit("Successful");
         if (!planStillHolds(p, live)) return;

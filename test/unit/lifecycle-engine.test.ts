@@ -141,6 +141,16 @@ describe("hooks", () => {
     expect(inventoryList(c)).toEqual(["Job/migrate"]);
   });
 
+  it("a pre-apply hook the server refuses to create stops the run too", async () => {
+    const c = cluster().failOn({ verb: "create", kind: "Job", name: "migrate" }, () => new ApiError(422, "Invalid", 'Job.batch "migrate" is invalid: spec.template.spec.restartPolicy: Unsupported value: "Always"'));
+    const r = await runApply(c, pkg(config, migrate));
+    expect(describeEvents(r.events).filter((l) => l.startsWith("hook"))).toEqual([
+      'hook pre-apply create Failed Job/migrate: error when creating "migrate.yaml": Job.batch "migrate" is invalid: spec.template.spec.restartPolicy: Unsupported value: "Always"',
+    ]);
+    expect(statsFailed(stats(r.events))).toBe(true);
+    expect(c.peek(refOf(config))).toBeUndefined();
+  });
+
   it("a pre-apply hook that times out (its own timeout) stops the run too, saying which timeout", async () => {
     const slow = job("slow", { "kpt-ts.dev/hook": "pre-apply", "kpt-ts.dev/reconcile-timeout": "150ms", "kpt-ts.dev/hook-delete-policy": "hook-failed" });
     const c = rollOutDeployments(new MemoryCluster()).seed(namespace()); // no Job controller: it never completes
