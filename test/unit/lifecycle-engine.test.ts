@@ -459,6 +459,13 @@ describe("what the output says (previews and printers, from real runs on the in-
       { action: "wait", group: "batch", kind: "Job", name: "smoke", namespace: "app", phase: "post-apply", status: "Successful", type: "hook" },
       { action: "delete", group: "batch", kind: "Job", name: "smoke", namespace: "app", phase: "post-apply", status: "Successful", type: "hook" },
     ]);
+    // The table has rows for the package's objects only; hooks and replacements are lines on stderr.
+    const tableOut = captureStream();
+    const tableErr = captureStream();
+    await printRun(streamOf(r.events), { output: "table", stdout: tableOut.stream, stderr: tableErr.stream, color: false, tty: false, showStatusEvents: false });
+    expect(tableOut.text()).not.toMatch(/migrate|smoke/);
+    expect(tableOut.text()).toMatch(/Job\/report /);
+    expect(tableErr.text().split("\n").filter(Boolean)).toEqual(events.filter((l) => / hook |deleted to be replaced/.test(l)));
     // kpt's own lines name only the package's objects: the hooks are in none of them.
     expect(json.filter((l) => l.type !== "hook" && l.type !== "replace" && (l.name === "migrate" || l.name === "smoke"))).toEqual([]);
   });
