@@ -146,8 +146,9 @@ export function status(options: TargetOptions & FollowStatusOptions): AsyncItera
 
 export { runApply, runDestroy, readPackage, KubeCluster, followStatus };
 export type { EngineOptions, Cluster, Package, FollowStatusOptions, RunPlan, ApplyPlan, DestroyPlan };
-export type { PlannedApply, PlannedDelete, RunStep } from "./model/plan.js";
+export type { PlannedApply, PlannedDelete, PlannedHook, ObjectWait, RunStep } from "./model/plan.js";
 export type { Operation, OperationCounts } from "./model/operation.js";
+export * from "./model/lifecycle-keys.js";
 export { countPlan, planChangesNothing } from "./model/plan.js";
 export type * from "./model/events.js";
 export { RunTally, statsFailed, type RunFailure } from "./model/run-tally.js";

@@ -9,9 +9,21 @@ import type { KubeObject, SourcePos } from "../model/kube-object.js";
 import { countOperations, type Operation } from "../model/operation.js";
 import type { PlannedApply, PlannedDelete, RunPlan, RunStep } from "../model/plan.js";
 import { compareRefs, refKey, type ObjRef } from "../model/ref.js";
+import { UPDATE_STRATEGY_ANNOTATION, type HookPhase } from "../model/lifecycle-keys.js";
 import { operationOf } from "../model/run-tally.js";
 import { maskSecretPair } from "./mask-secrets.js";
 import { jsonEqual, normalizeForDiff } from "./normalize.js";
+
+/** A hook the apply would run (docs/lifecycle.md), in its place among the steps: its phase and wave. */
+export interface HookChange {
+  phase: HookPhase;
+  wave: number;
+  ref: ObjRef;
+  /** `recreate`: the hook object an earlier run left is deleted first. */
+  operation: "create" | "recreate";
+  /** The server refused its dry run, or it may not be created: the run would fail there. */
+  error?: string;
+}
 
 export interface Change {
   ref: ObjRef;
@@ -37,6 +49,8 @@ export interface ChangeSet {
   waves?: { apply: ObjRef[][]; delete: ObjRef[][] };
   /** What the run itself would do, in order, from the dry run's plan (`realSteps`). */
   steps?: RunStep[];
+  /** The hooks the run would run, in order (pre-apply before the first apply wave, post-apply after the last prune wave); absent: none. */
+  hooks?: HookChange[];
   /** Set when some objects were previewed locally, not by the server: the one line saying so, why, and what it cannot see. */
   local?: string;
 }
@@ -44,11 +58,17 @@ export interface ChangeSet {
 /** An update whose diff is empty: what it writes is what diffs leave out. */
 const BOOKKEEPING_ONLY = "only what a diff leaves out changes (the last-applied-configuration annotation, or the fields server-side apply records as owned)";
 
+/** Why an object is replaced, as the preview says it. */
+function replaceNote(why: string): string {
+  return `${why}: deleted, then created again (${UPDATE_STRATEGY_ANNOTATION}: replace-on-immutable)`;
+}
+
 /** What the plan alone says of each object: its operation, or why the run leaves it alone. In kapp's order. */
 export function planChanges(plan: RunPlan): Change[] {
   const applies =
     plan.command === "apply"
       ? plan.applies.map((p): Change => {
+          if (p.replace && !p.skip) return { ref: p.ref, operation: "replace", note: replaceNote(p.replace) };
           const note = planNote(p);
           return { ref: p.ref, operation: p.operation, ...(p.skip ? { skip: p.skip } : {}), ...(note ? { note } : {}) };
         })
@@ -93,7 +113,13 @@ export function changeSetOf(events: Iterable<EngineEvent>, o: { local?: string }
         waves: { apply: plan.command === "apply" ? plan.applyWaves : [], delete: plan.deleteWaves },
         ...(plan.realSteps ? { steps: plan.realSteps } : {}),
         ...(o.local ? { local: o.local } : {}),
+        ...(plan.hooks?.length ? { hooks: plan.hooks.map((h): HookChange => ({ phase: h.phase, wave: h.wave, ref: h.ref, operation: h.live ? "recreate" : "create", ...(h.refusal ? { error: h.refusal } : {}) })) } : {}),
       };
+      continue;
+    }
+    if (cs && e.type === "hook") {
+      const h = cs.hooks?.find((x) => x.phase === e.phase && refKey(x.ref) === refKey(e.ref));
+      if (h && e.status === "Failed") h.error ??= e.message ?? "the server refused the dry run";
       continue;
     }
     if (!cs || !("ref" in e)) continue;
@@ -103,6 +129,7 @@ export function changeSetOf(events: Iterable<EngineEvent>, o: { local?: string }
       if (e.local) cs.local ??= e.local;
       if (e.status === "Failed") Object.assign(c, { error: e.error ?? "the server refused the dry run" }, e.source ? { source: e.source } : {}, masked(e.before, undefined));
       else if (e.status === "Skipped") Object.assign(c, e.error ? { skip: e.error } : {});
+      else if (c.operation === "replace") Object.assign(c, masked(e.before, e.after ?? e.before));
       else {
         const op = e.operation && operationOf(e);
         Object.assign(c, op && op !== "skip" ? { operation: op } : {}, e.note ? { note: c.note ? `${c.note}; ${e.note}` : e.note } : {}, masked(e.before, e.after ?? e.before));
@@ -146,19 +173,33 @@ export interface ChangeSummary {
   noop: number;
   skipped: number;
   errors: number;
+  /** Objects deleted and created again; absent when none. */
+  replace?: number;
+  /** Hooks the run would run; absent when none (a hook that would fail counts in `errors`). */
+  hooks?: number;
 }
 
 /** The counts `live diff` prints, in kapp's words (`noop` is unchanged). */
 export function summarizeChanges(cs: ChangeSet): ChangeSummary {
   const sound = cs.changes.filter((c) => !c.error);
   const c = countOperations(sound.map((ch): Operation => (ch.skip && ch.operation !== "unchanged" ? "skip" : ch.operation)));
-  return { create: c.create, update: c.update, delete: c.delete, noop: c.unchanged, skipped: c.skip, errors: cs.changes.length - sound.length };
+  const hookErrors = cs.hooks?.filter((h) => h.error).length ?? 0;
+  return {
+    create: c.create,
+    update: c.update,
+    delete: c.delete,
+    noop: c.unchanged,
+    skipped: c.skip,
+    errors: cs.changes.length - sound.length + hookErrors,
+    ...(c.replace ? { replace: c.replace } : {}),
+    ...(cs.hooks?.length ? { hooks: cs.hooks.length } : {}),
+  };
 }
 
 /** `live diff`'s exit code, as diff(1): 0 nothing would change, 1 something would, 2 trouble. */
 const DIFF_EXIT = { same: 0, changed: 1, trouble: 2 } as const;
 
 export function diffExitCode(cs: ChangeSet): 0 | 1 | 2 {
-  if (cs.changes.some((c) => c.error)) return DIFF_EXIT.trouble;
+  if (cs.changes.some((c) => c.error) || cs.hooks?.some((h) => h.error)) return DIFF_EXIT.trouble;
   return cs.changes.some(isEffective) ? DIFF_EXIT.changed : DIFF_EXIT.same;
 }

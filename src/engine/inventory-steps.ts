@@ -6,7 +6,7 @@
 import { deleteClusterInventory, installResourceGroupCrd, inventoryUnchangedSince, writeClusterInventory } from "../inventory/cluster-inventory.js";
 import { formatBytes, inventoryBytes, inventoryFit, objectsThatFit } from "../inventory/inventory-size.js";
 import { nextInventory } from "../inventory/next-inventory.js";
-import type { ResourceStatusEntry } from "../inventory/resource-group.js";
+import { refsOfResourceGroup, type ResourceStatusEntry } from "../inventory/resource-group.js";
 import { CancelledError, ClusterError } from "../model/errors.js";
 import type { EngineEvent } from "../model/events.js";
 import { planChangesNothing, type StepOf } from "../model/plan.js";
@@ -57,7 +57,8 @@ export const inventorySetStep: StepHandler<StepOf<"inventory-set">> = {
     const applied = localRefs.filter((r) => tally.actuated(r) === "Successful");
     applied.push(...(await existing(ctx.cluster, state.mayExist)));
     const notApplied = localRefs.filter((r) => tally.actuated(r) !== "Successful");
-    const final = nextInventory({ previous: plan.inventory.previous, applied, notApplied, notDeleted: notDeleted(plan.deletes, tally, state.abandoned, o.wait), abandoned: state.abandoned });
+    // Hook objects that may exist stay listed (docs/lifecycle.md); those deleted or gone leave.
+    const final = new RefSet(nextInventory({ previous: plan.inventory.previous, applied, notApplied, notDeleted: notDeleted(plan.deletes, tally, state.abandoned, o.wait), abandoned: state.abandoned })).union(state.hooks).toArray();
     // A no-op writes nothing when the stored list is already right: its statuses stay as the last
     // run that changed something left them (kapp, too, records no change then). It still drops
     // entries for objects found gone (deleted by hand, or pruned by a run racing this package's).
@@ -78,16 +79,19 @@ export const inventoryDeleteStep: StepHandler<StepOf<"inventory-delete">> = {
   group: () => ({ action: "Inventory" }),
   afterInterrupt: () => true,
   async run(_step, ctx) {
-    const { info, stored, previous } = ctx.plan.inventory;
+    const { info, previous } = ctx.plan.inventory;
+    // The stored one: the destroy's hooks may have been added to it (inventory-add).
+    const stored = ctx.state.stored;
     if (ctx.dry || !stored) return;
     const { tally } = ctx.recorder;
     const abandoned = ctx.state.abandoned;
-    const left = nextInventory({ previous, applied: [], notApplied: [], notDeleted: notDeleted(ctx.plan.deletes, tally, abandoned, ctx.o.wait), abandoned });
+    const listed = stored === ctx.plan.inventory.stored ? previous : refsOfResourceGroup(stored);
+    const left = new RefSet(nextInventory({ previous: listed, applied: [], notApplied: [], notDeleted: notDeleted(ctx.plan.deletes, tally, abandoned, ctx.o.wait), abandoned })).union(ctx.state.hooks).toArray();
     // Neither is cancellable, and both are guarded: an apply of the package meanwhile keeps its objects listed.
     if (left.length === 0) await deleteClusterInventory(ctx.cluster, info, { basedOn: stored });
     // Nothing was deleted (a user who may not delete, say): the stored list is already right,
     // and a write it may not make either must not hide the real failures behind its own.
-    else if (!new RefSet(left).equals(previous)) await writeClusterInventory(ctx.cluster, info, left, { basedOn: stored, onConflict: "merge" });
+    else if (!new RefSet(left).equals(listed)) await writeClusterInventory(ctx.cluster, info, left, { basedOn: stored, onConflict: "merge" });
   },
 };
 

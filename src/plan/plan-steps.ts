@@ -3,9 +3,14 @@
 // Namespace first, when the package brings it), then each wave applied and waited for (CRDs
 // served before the next wave), the prune waves each deleted and waited for until gone, and the
 // final inventory. `live destroy`: the delete waves, then the inventory's removal. Pure.
+// Hooks (docs/lifecycle.md): a phase's hook waves, each created then waited for, before the first
+// apply wave (pre-apply) or delete wave (pre-destroy), after the last prune or delete wave
+// (post-apply, post-destroy); the inventory lists them before the first is created. An object
+// replaced (an immutable field) is deleted by its wave's `replace` step, before the wave's apply.
 
-import { refOf, type ObjRef } from "../model/ref.js";
-import type { ApplyPlan, RunStep } from "../model/plan.js";
+import { refKey, refOf, type ObjRef } from "../model/ref.js";
+import type { HookPhase } from "../model/lifecycle-keys.js";
+import { planChangesNothing, type ApplyPlan, type PlannedHook, type RunPlan, type RunStep } from "../model/plan.js";
 
 export interface StepOptions {
   /** A dry run writes no inventory and waits for nothing. */
@@ -16,27 +21,85 @@ export interface StepOptions {
   pruneTimeoutMs?: number;
 }
 
-type ApplyParts = Pick<ApplyPlan, "installCrd" | "applyWaves" | "deleteWaves" | "initialInventory" | "inventoryNamespace">;
+type ApplyParts = Pick<ApplyPlan, "installCrd" | "applyWaves" | "deleteWaves" | "initialInventory" | "inventoryNamespace" | "hooks"> & {
+  /** Objects never waited for (`kpt-ts.dev/wait: none`), by refKey: in no wait step. */
+  unwaited?: ReadonlySet<string>;
+  /** The list to store before the first write when the hooks add to it (the initial inventory and the hooks). */
+  hookInventory?: ObjRef[];
+};
+
+type Steps = Pick<RunPlan, "steps" | "realSteps">;
+
+/** The run's steps, and for a dry run also the steps the run itself would take (what the previews list). */
+export function stepsOf(build: (o: StepOptions) => RunStep[], o: StepOptions): Steps {
+  return { steps: build(o), ...(o.dryRun ? { realSteps: build({ ...o, dryRun: false }) } : {}) };
+}
+
+/** One change made to a plan's steps and to its real steps alike. */
+export function mapSteps(plan: Steps, change: (steps: readonly RunStep[]) => RunStep[]): Steps {
+  return { steps: change(plan.steps), ...(plan.realSteps ? { realSteps: change(plan.realSteps) } : {}) };
+}
 
 export function applySteps(p: ApplyParts, o: StepOptions): RunStep[] {
   const writes = !o.dryRun;
   const steps: RunStep[] = [];
   if (p.installCrd && writes) steps.push({ type: "install-crd" });
   const namespace = p.inventoryNamespace ? { namespace: refOf(p.inventoryNamespace.object) } : {};
-  steps.push({ type: "inventory-add", ...(writes && p.initialInventory ? { refs: p.initialInventory, ...namespace } : {}) });
+  const first = p.hookInventory ?? p.initialInventory;
+  steps.push({ type: "inventory-add", ...(writes && first ? { refs: first, ...namespace } : {}) });
+  steps.push(...hookSteps(p.hooks, "pre-apply", o));
   p.applyWaves.forEach((refs, wave) => {
     steps.push({ type: "apply", wave, refs });
     if (!writes) return;
-    if (o.wait !== false) steps.push({ type: "wait", wave, refs, until: "Current", ...timeout(o.reconcileTimeoutMs) });
+    const waited = p.unwaited?.size ? refs.filter((r) => !p.unwaited!.has(refKey(r))) : refs;
+    if (o.wait !== false && waited.length) steps.push({ type: "wait", wave, refs: waited, until: "Current", ...timeout(o.reconcileTimeoutMs) });
     const crds = refs.filter((r) => r.kind === "CustomResourceDefinition");
     if (crds.length) steps.push({ type: "serve-kinds", wave, crds });
   });
-  steps.push(...deleteSteps(p.deleteWaves, "prune", p.applyWaves.length, o), { type: "inventory-set" });
+  steps.push(...deleteSteps(p.deleteWaves, "prune", p.applyWaves.length, o), ...hookSteps(p.hooks, "post-apply", o), { type: "inventory-set" });
   return steps;
 }
 
-export function destroySteps(deleteWaves: readonly ObjRef[][], o: StepOptions): RunStep[] {
-  return [...deleteSteps(deleteWaves, "delete", 0, o), { type: "inventory-delete" }];
+/** `hooks`: those the destroy runs; `hookInventory`: the list stored before the first is created. */
+export function destroySteps(deleteWaves: readonly ObjRef[][], o: StepOptions, hooks: readonly PlannedHook[] = [], hookInventory?: ObjRef[]): RunStep[] {
+  const record: RunStep[] = hookInventory && !o.dryRun ? [{ type: "inventory-add", refs: hookInventory }] : [];
+  return [...record, ...hookSteps(hooks, "pre-destroy", o), ...deleteSteps(deleteWaves, "delete", 0, o), ...hookSteps(hooks, "post-destroy", o), { type: "inventory-delete" }];
+}
+
+/**
+ * One phase's hooks, wave by wave: created, then waited for (hooks are waited for even with
+ * --wait=false: what follows them needs their outcome); a dry run only creates them.
+ */
+function hookSteps(hooks: readonly PlannedHook[] | undefined, phase: HookPhase, o: StepOptions): RunStep[] {
+  const waves = new Map<number, ObjRef[]>();
+  for (const h of hooks ?? []) if (h.phase === phase) waves.set(h.wave, [...(waves.get(h.wave) ?? []), h.ref]);
+  return [...waves.entries()]
+    .sort(([a], [b]) => a - b)
+    .flatMap(([wave, refs]): RunStep[] => {
+      const create: RunStep = { type: "hook-apply", phase, wave, refs };
+      return o.dryRun ? [create] : [create, { type: "hook-wait", phase, wave, refs, ...timeout(o.reconcileTimeoutMs) }];
+    });
+}
+
+/** The steps with a `replace` step before each apply wave that has objects to replace (deleted, then created by the apply). */
+export function withReplaceSteps(steps: readonly RunStep[], replaced: readonly { ref: ObjRef; wave: number }[], timeoutMs: number | undefined): RunStep[] {
+  if (!replaced.length) return [...steps];
+  return steps.flatMap((s): RunStep[] => {
+    if (s.type !== "apply") return [s];
+    const refs = replaced.filter((r) => r.wave === s.wave).map((r) => r.ref);
+    return refs.length ? [{ type: "replace", wave: s.wave, refs, ...timeout(timeoutMs) }, s] : [s];
+  });
+}
+
+/** The steps without hooks, and the inventory stored first as it would be without them (the plan turned out to change nothing). */
+export function withoutHookSteps(steps: readonly RunStep[], initialInventory: ObjRef[] | undefined): RunStep[] {
+  return steps
+    .filter((s) => s.type !== "hook-apply" && s.type !== "hook-wait")
+    .map((s) => {
+      if (s.type !== "inventory-add" || !s.refs) return s;
+      const { refs: _refs, namespace, ...rest } = s;
+      return initialInventory ? { ...rest, refs: initialInventory, ...(namespace ? { namespace } : {}) } : rest;
+    });
 }
 
 /** Delete waves numbered on from `first` (apply's prune waves follow its apply waves), each waited for until gone. */
@@ -50,4 +113,11 @@ function deleteSteps(waves: readonly ObjRef[][], action: "prune" | "delete", fir
 
 function timeout(ms: number | undefined): { timeoutMs?: number } {
   return ms ? { timeoutMs: ms } : {};
+}
+
+/** A plan whose checks (check-patches.ts) found it changes nothing after all runs no hooks. */
+export function hooksOnlyForChanges(plan: ApplyPlan): ApplyPlan {
+  if (!plan.hooks?.length || !planChangesNothing(plan)) return plan;
+  const { hooks: _hooks, ...rest } = plan;
+  return { ...rest, ...mapSteps(plan, (steps) => withoutHookSteps(steps, plan.initialInventory)) };
 }

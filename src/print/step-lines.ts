@@ -36,6 +36,12 @@ export function formatStepLines(steps: readonly RunStep[], inventory: string): s
         return [`wait until ${waves.get(s.wave)} is ${s.until === "Current" ? "reconciled" : "gone"}${within(s.timeoutMs)}`];
       case "serve-kinds":
         return [`wait until the API server serves the kinds of ${waves.get(s.wave)}'s ${s.crds.length === 1 ? "CRD" : `${s.crds.length} CRDs`}`];
+      case "replace":
+        return [`delete ${objects(s.refs)} and wait until gone${within(s.timeoutMs)}, to create them again in apply wave ${count.apply + 1} (an immutable field changed)`];
+      case "hook-apply":
+        return [`create the ${s.phase} hooks of wave ${s.wave + 1}: ${objects(s.refs)}`];
+      case "hook-wait":
+        return [`wait until the ${s.phase} hooks of wave ${s.wave + 1} complete${within(s.timeoutMs)}, then delete them as their policy says`];
       case "inventory-set":
         return [`store the inventory ${inventory}: what exists now, with its status`];
       case "inventory-delete":

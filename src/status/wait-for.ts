@@ -8,7 +8,7 @@ import type { KubeObject } from "../model/kube-object.js";
 import type { LiveCache } from "../cluster/live-cache.js";
 import { describeWaitingFor, isReconciled } from "./aggregate.js";
 import { NOT_FOUND } from "./compute-status.js";
-import type { DesiredStatus } from "./types.js";
+import type { DesiredStatus, StatusResult } from "./types.js";
 import { MAX_EXPLAINED, type WaitExplainer } from "./wait-explainer.js";
 import { sameReasons, watchStatus, type Followed, type WatchOptions } from "./watch-status.js";
 
@@ -21,9 +21,14 @@ export interface WaitTarget {
   minGeneration?: number;
   /** For deletes: the uid we deleted; a new object with another uid means ours is gone. */
   uid?: string;
+  /** A Job that must complete to be Current (docs/lifecycle.md): Failed once it fails. */
+  complete?: boolean;
+  /** Its own timeout (`kpt-ts.dev/reconcile-timeout`), instead of the wait's; `timeoutNote` says so when it hits. */
+  timeoutMs?: number;
+  timeoutNote?: string;
 }
 
-type WaitOutcome = "Successful" | "Failed" | "Timeout" | "Skipped";
+export type WaitOutcome = "Successful" | "Failed" | "Timeout" | "Skipped";
 
 interface WaitOptions extends Pick<WatchOptions<WaitOutcome>, "timeoutMs" | "signal" | "now" | "tickMs" | "statusOptions" | "quietRereadMs"> {
   desired: DesiredStatus;
@@ -34,7 +39,7 @@ interface WaitOptions extends Pick<WatchOptions<WaitOutcome>, "timeoutMs" | "sig
   explainAfterMs?: number;
 }
 
-export async function waitFor(cache: Pick<LiveCache, "get" | "readError" | "subscribe" | "refreshQuiet">, targets: WaitTarget[], opts: WaitOptions): Promise<void> {
+export async function waitFor(cache: Pick<LiveCache, "get" | "readError" | "subscribe" | "refreshQuiet">, targets: WaitTarget[], opts: WaitOptions): Promise<ReadonlyMap<string, WaitOutcome>> {
   const { emit, desired } = opts;
   const byKey = new Map(targets.map((t) => [refKey(t.ref), t]));
   /** What a waiting object waits on: what holds it from going, or what the explainer found. */
@@ -44,6 +49,7 @@ export async function waitFor(cache: Pick<LiveCache, "get" | "readError" | "subs
     const reasons = reasonsOf(key, f);
     return reasons?.length ? { reasons } : {};
   };
+  const outcomes = new Map<string, WaitOutcome>();
   const started = Date.now();
   let ticks = 0;
 
@@ -99,9 +105,14 @@ export async function waitFor(cache: Pick<LiveCache, "get" | "readError" | "subs
       onStatus: emit,
       onWaiting: (ref, result) => emit({ type: "wait", ref, status: "Pending", message: describeWaitingFor(result, desired) }),
       onSettled(ref, outcome, last) {
-        const more = outcome === "Failed" ? { message: last.message } : outcome === "Timeout" ? { message: describeWaitingFor(last, desired), ...withReasons(refKey(ref), { last }) } : {};
+        const key = refKey(ref);
+        outcomes.set(key, outcome);
+        // A failure keeps what it was last seen waiting on (a failed Job's Pods are often gone by now).
+        const more = outcome === "Failed" ? { message: last.message, ...withReasons(key, { last }) } : outcome === "Timeout" ? { message: timeoutMessage(last, byKey.get(key)!, desired), ...withReasons(key, { last }) } : {};
         emit({ type: "wait", ref, status: outcome, ...more });
       },
+      timeoutOf: (ref) => byKey.get(refKey(ref))?.timeoutMs,
+      statusOptionsOf: (ref) => (byKey.get(refKey(ref))?.complete ? { ...opts.statusOptions, jobsMustComplete: true } : undefined),
       rest: { timeout: "Timeout", aborted: "Skipped" },
       onTick(followed) {
         explain(followed);
@@ -109,4 +120,11 @@ export async function waitFor(cache: Pick<LiveCache, "get" | "readError" | "subs
       },
     },
   );
+  return outcomes;
+}
+
+/** What a timed-out object waited for; an object's own timeout says so. */
+function timeoutMessage(last: StatusResult, t: WaitTarget, desired: DesiredStatus): string {
+  const waiting = describeWaitingFor(last, desired);
+  return t.timeoutNote ? `${waiting}${waiting ? "; " : ""}${t.timeoutNote}` : waiting;
 }

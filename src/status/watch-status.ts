@@ -47,6 +47,8 @@ export interface WatchOptions<O> {
   /** After each tick's checks, while the watch goes on (progress, explanations). */
   onTick?(followed: ReadonlyMap<string, Followed>): void;
   timeoutMs?: number;
+  /** An object's own timeout: it alone settles as `rest.timeout` then; the watch's timeout then ends only the objects without one. */
+  timeoutOf?(ref: ObjRef): number | undefined;
   signal?: AbortSignal;
   /** How often time-based rules are re-checked. */
   tickMs?: number;
@@ -55,6 +57,8 @@ export interface WatchOptions<O> {
   now?: () => Date;
   /** How statuses are computed beyond kstatus' defaults (the run's health rules). */
   statusOptions?: Omit<ComputeStatusOptions, "now">;
+  /** One object's, when they differ from `statusOptions` (a Job that must complete). */
+  statusOptionsOf?(ref: ObjRef): Omit<ComputeStatusOptions, "now"> | undefined;
 }
 
 type WatchedCache = Pick<LiveCache, "get" | "readError" | "subscribe" | "refreshQuiet">;
@@ -68,7 +72,7 @@ export async function watchStatus<O>(cache: WatchedCache, refs: readonly ObjRef[
   const check = (key: string, ref: ObjRef, first: boolean): void => {
     const live = cache.get(ref);
     const unreadable = live ? undefined : cache.readError(ref);
-    const seen: Seen = { ...(live ? { live } : {}), result: unreadable ? { status: "Unknown", message: `cannot read its status: ${unreadable}` } : statusOfLive(live, now(), o.statusOptions), ...(unreadable ? { unreadable } : {}) };
+    const seen: Seen = { ...(live ? { live } : {}), result: unreadable ? { status: "Unknown", message: `cannot read its status: ${unreadable}` } : statusOfLive(live, now(), o.statusOptionsOf?.(ref) ?? o.statusOptions), ...(unreadable ? { unreadable } : {}) };
     const { result, settled } = o.judge ? o.judge(ref, seen) : { result: seen.result };
     const prev = followed.get(key);
     const fresh = !prev || changed(prev.last, result);
@@ -91,6 +95,7 @@ export async function watchStatus<O>(cache: WatchedCache, refs: readonly ObjRef[
       unsubscribe();
       clearInterval(ticker);
       timer?.clear();
+      for (const t of ownTimers) t.clear();
       o.signal?.removeEventListener("abort", onAbort);
       const rest = how === "timeout" ? o.rest?.timeout : how === "aborted" ? o.rest?.aborted : undefined;
       if (rest !== undefined) {
@@ -114,7 +119,26 @@ export async function watchStatus<O>(cache: WatchedCache, refs: readonly ObjRef[
       cache.refreshQuiet(awaited.map((f) => f.ref), o.quietRereadMs);
       o.onTick?.(followed);
     }, o.tickMs ?? 1000);
-    const timer = o.timeoutMs ? setLongTimeout(() => end("timeout"), o.timeoutMs) : undefined;
+    /** Ends one object's watch at its timeout. */
+    const expire = (key: string) => {
+      const f = followed.get(key);
+      if (ended || !f || !o.rest) return;
+      followed.delete(key);
+      o.onSettled?.(f.ref, o.rest.timeout, f.last);
+      if (done(followed)) end("done");
+    };
+    const own = [...followed].flatMap(([key, f]) => {
+      const ms = o.timeoutOf?.(f.ref);
+      return ms ? [{ key, ms }] : [];
+    });
+    const ownKeys = new Set(own.map((t) => t.key));
+    const ownTimers = own.map(({ key, ms }) => setLongTimeout(() => expire(key), ms));
+    const timer = o.timeoutMs
+      ? setLongTimeout(() => {
+          if (ownKeys.size === 0) return end("timeout");
+          for (const key of [...followed.keys()]) if (!ownKeys.has(key)) expire(key);
+        }, o.timeoutMs)
+      : undefined;
     const onAbort = () => end("aborted");
     o.signal?.addEventListener("abort", onAbort, { once: true });
     if (o.signal?.aborted) onAbort();
