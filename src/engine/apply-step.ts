@@ -7,7 +7,7 @@ import { webhookWaits } from "../apply/webhook-retry.js";
 import { APPLIED } from "../model/operation.js";
 import type { StepOf } from "../model/plan.js";
 import { refKey, type ObjRef } from "../model/ref.js";
-import { applyBlockedBy } from "../prune/dependency-gate.js";
+import { applyBlockedBy } from "../order/dependency-gate.js";
 import { forEachLimited } from "../util/pool.js";
 import { applyObject } from "./apply-object.js";
 import type { StepHandler } from "./step-context.js";

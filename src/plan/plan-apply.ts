@@ -13,7 +13,7 @@ import type { InventoryInfo, KubeObject, PackageObject } from "../model/kube-obj
 import { graphIssuesError } from "../order/graph-issues.js";
 import { orderWaves } from "../order/graph.js";
 import { pruneCandidates, stillThere } from "../prune/candidates.js";
-import { dependencyDeleted } from "../prune/dependency-gate.js";
+import { dependencyDeleted } from "../order/dependency-gate.js";
 import { schemaKey, type ApplyFacts } from "./facts.js";
 import { invertDependencies, planDeletes } from "./plan-deletes.js";
 import type { ApplyPlan, PlannedApply } from "../model/plan.js";

@@ -5,7 +5,7 @@ import { escapeDeep } from "./terminal-text.js";
 import { createInterface } from "node:readline";
 import type { ChalkInstance } from "chalk";
 import type { Change, ChangeSet } from "../diff/change-set.js";
-import { isYes } from "../confirm/confirm-policy.js";
+import { isYes } from "../diff/confirm-policy.js";
 import { createPalette } from "./color.js";
 import { formatChangeTable } from "./change-table.js";
 

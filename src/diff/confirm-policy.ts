@@ -7,7 +7,7 @@
 // only creates and updates, or whose prune candidates are all kept (protection annotation,
 // inventory policy, namespace in use), goes ahead.
 
-import { isEffective, type Change } from "../diff/change-set.js";
+import { isEffective, type Change } from "./change-set.js";
 
 export interface ConfirmContext {
   /** Standard input and standard output are both terminals. */
