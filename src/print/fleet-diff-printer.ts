@@ -7,7 +7,7 @@ import { isEffective, summarizeChanges, type ChangeSet } from "../diff/change-se
 import type { ExitCode } from "../model/errors.js";
 import { formatChangeSetText, changeSetJson, type DiffOutput } from "./diff-printer.js";
 import { createPalette } from "./color.js";
-import { formatChangeSetMarkdown } from "./markdown-printer.js";
+import { escapeHtml, formatChangeSetMarkdown } from "./markdown-printer.js";
 import { escapeDeep, escapeTerminal, escapeTerminalLines } from "./terminal-text.js";
 
 /** One cluster's preview: its change set, or what stopped it. */
@@ -48,10 +48,6 @@ function previewVerdict(p: ClusterPreview): string {
 
 function cell(text: string): string {
   return text.replace(/\r?\n/g, " ").replace(/\|/g, "\\|");
-}
-
-function escapeHtml(s: string): string {
-  return s.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;");
 }
 
 export function formatFleetMarkdown(raw: readonly ClusterPreview[], title: string): string {

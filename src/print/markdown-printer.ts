@@ -63,7 +63,7 @@ export function formatChangeSetMarkdown(raw: ChangeSet, title = "kpt-ts live dif
   return out.join("\n");
 }
 
-function escapeHtml(s: string): string {
+export function escapeHtml(s: string): string {
   return s.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;");
 }
 
