@@ -37,7 +37,7 @@ export function formatStepLines(steps: readonly RunStep[], inventory: string): s
       case "serve-kinds":
         return [`wait until the API server serves the kinds of ${waves.get(s.wave)}'s ${s.crds.length === 1 ? "CRD" : `${s.crds.length} CRDs`}`];
       case "replace":
-        return [`delete ${objects(s.refs)} and wait until gone${within(s.timeoutMs)}, to create them again in apply wave ${count.apply + 1} (an immutable field changed)`];
+        return [`delete ${objects(s.refs)} and wait until gone${within(s.timeoutMs)}, to create ${s.refs.length === 1 ? "it" : "them"} again in apply wave ${count.apply + 1} (an immutable field changed)`];
       case "hook-apply":
         return [`create the ${s.phase} hooks of wave ${s.wave + 1}: ${objects(s.refs)}`];
       case "hook-wait":

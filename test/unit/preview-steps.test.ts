@@ -55,6 +55,28 @@ describe("formatStepLines: one line per step, in order", () => {
       [{ type: "delete", wave: 0, refs: cms.slice(0, 2), action: "delete" }, { type: "wait", wave: 0, refs: cms.slice(0, 2), until: "NotFound" }, { type: "inventory-delete" }],
       ["1. delete wave 1: 2 objects (configmap/a, configmap/b)", "2. wait until delete wave 1 is gone", "3. delete the inventory app/inv (kept, listing what is left, if anything stays)"],
     ],
+    [
+      "the lifecycle's steps: pre-apply hooks created then waited for, a replacement before its wave's apply, post-apply hooks last",
+      [
+        { type: "inventory-add" },
+        { type: "hook-apply", phase: "pre-apply", wave: 0, refs: [ref("Job", "migrate", "batch")] },
+        { type: "hook-wait", phase: "pre-apply", wave: 0, refs: [ref("Job", "migrate", "batch")], timeoutMs: 60_000 },
+        { type: "replace", wave: 0, refs: [ref("Job", "report", "batch")], timeoutMs: 60_000 },
+        { type: "apply", wave: 0, refs: [ref("Job", "report", "batch")] },
+        { type: "hook-apply", phase: "post-apply", wave: 0, refs: [ref("Job", "notify", "batch")] },
+        { type: "hook-wait", phase: "post-apply", wave: 0, refs: [ref("Job", "notify", "batch")] },
+        { type: "inventory-set" },
+      ],
+      [
+        "1. create the pre-apply hooks of wave 1: 1 object (job.batch/migrate)",
+        "2. wait until the pre-apply hooks of wave 1 complete, at most 1m, then delete them as their policy says",
+        "3. delete 1 object (job.batch/report) and wait until gone, at most 1m, to create it again in apply wave 1 (an immutable field changed)",
+        "4. apply wave 1: 1 object (job.batch/report)",
+        "5. create the post-apply hooks of wave 1: 1 object (job.batch/notify)",
+        "6. wait until the post-apply hooks of wave 1 complete, then delete them as their policy says",
+        "7. store the inventory app/inv: what exists now, with its status",
+      ],
+    ],
   ])("%s", (_name, steps, lines) => {
     expect(formatStepLines(steps, "app/inv")).toEqual(lines);
   });
