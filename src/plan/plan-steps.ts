@@ -2,10 +2,12 @@
 // queue. `live apply`: install the ResourceGroup CRD when missing, store the inventory (its
 // Namespace first, when the package brings it), then each wave applied and waited for (CRDs
 // served before the next wave), the prune waves each deleted and waited for until gone, and the
-// final inventory. `live destroy`: the delete waves, then the inventory's removal. Pure.
+// final inventory. `live destroy`: the delete waves, then the inventory's removal. An ApplySet
+// has its own inventory steps (its parent, instead of a list) and checks the run's rights first.
+// Pure.
 
 import { refOf, type ObjRef } from "../model/ref.js";
-import type { ApplyPlan, RunStep } from "../model/plan.js";
+import type { AccessRight, ApplyPlan, RunStep } from "../model/plan.js";
 
 export interface StepOptions {
   /** A dry run writes no inventory and waits for nothing. */
@@ -16,14 +18,22 @@ export interface StepOptions {
   pruneTimeoutMs?: number;
 }
 
-type ApplyParts = Pick<ApplyPlan, "installCrd" | "applyWaves" | "deleteWaves" | "initialInventory" | "inventoryNamespace">;
+type ApplyParts = Pick<ApplyPlan, "installCrd" | "applyWaves" | "deleteWaves" | "initialInventory" | "inventoryNamespace" | "initialParent">;
 
-export function applySteps(p: ApplyParts, o: StepOptions): RunStep[] {
+/** An ApplySet run: the rights its writes need (plan-rights.ts), asked before the first write. */
+export interface ApplySetSteps {
+  rights: AccessRight[];
+}
+
+export function applySteps(p: ApplyParts, o: StepOptions, applySet?: ApplySetSteps): RunStep[] {
   const writes = !o.dryRun;
   const steps: RunStep[] = [];
-  if (p.installCrd && writes) steps.push({ type: "install-crd" });
+  if (p.installCrd && writes && !applySet) steps.push({ type: "install-crd" });
   const namespace = p.inventoryNamespace ? { namespace: refOf(p.inventoryNamespace.object) } : {};
-  steps.push({ type: "inventory-add", ...(writes && p.initialInventory ? { refs: p.initialInventory, ...namespace } : {}) });
+  if (applySet) {
+    if (writes && applySet.rights.length) steps.push({ type: "check-rights", rights: applySet.rights });
+    steps.push({ type: "applyset-add", ...(writes && p.initialParent ? { scope: p.initialParent, ...namespace } : {}) });
+  } else steps.push({ type: "inventory-add", ...(writes && p.initialInventory ? { refs: p.initialInventory, ...namespace } : {}) });
   p.applyWaves.forEach((refs, wave) => {
     steps.push({ type: "apply", wave, refs });
     if (!writes) return;
@@ -31,12 +41,13 @@ export function applySteps(p: ApplyParts, o: StepOptions): RunStep[] {
     const crds = refs.filter((r) => r.kind === "CustomResourceDefinition");
     if (crds.length) steps.push({ type: "serve-kinds", wave, crds });
   });
-  steps.push(...deleteSteps(p.deleteWaves, "prune", p.applyWaves.length, o), { type: "inventory-set" });
+  steps.push(...deleteSteps(p.deleteWaves, "prune", p.applyWaves.length, o), { type: applySet ? "applyset-set" : "inventory-set" });
   return steps;
 }
 
-export function destroySteps(deleteWaves: readonly ObjRef[][], o: StepOptions): RunStep[] {
-  return [...deleteSteps(deleteWaves, "delete", 0, o), { type: "inventory-delete" }];
+export function destroySteps(deleteWaves: readonly ObjRef[][], o: StepOptions, applySet?: ApplySetSteps): RunStep[] {
+  const check: RunStep[] = applySet && !o.dryRun && applySet.rights.length ? [{ type: "check-rights", rights: applySet.rights }] : [];
+  return [...check, ...deleteSteps(deleteWaves, "delete", 0, o), { type: applySet ? "applyset-delete" : "inventory-delete" }];
 }
 
 /** Delete waves numbered on from `first` (apply's prune waves follow its apply waves), each waited for until gone. */
