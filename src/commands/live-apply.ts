@@ -14,7 +14,7 @@ import { showRun } from "./show-run.js";
 
 export async function liveApply(pkgPath: string, f: FlagValues<typeof applyFlags>, g: GlobalFlags, io: CommandIO): Promise<void> {
   // Everything but the engine's own options (engine/options.ts, keyed the same).
-  const { rgFile, dryRun: dry, output, local, showStatusEvents, healthRules, yes, ...engine } = f;
+  const { rgFile, applySet, dryRun: dry, output, local, showStatusEvents, healthRules, yes, ...engine } = f;
   if (engine.forceConflicts && !engine.serverSide) throw new UsageError("--force-conflicts only applies with --server-side");
   if (!engine.wait && (engine.reconcileTimeoutMs !== undefined || engine.pruneTimeoutMs !== undefined)) {
     throw new UsageError(`--wait=false waits for nothing, so --${engine.reconcileTimeoutMs !== undefined ? "reconcile" : "prune"}-timeout has no effect: drop one of them`);
@@ -23,7 +23,7 @@ export async function liveApply(pkgPath: string, f: FlagValues<typeof applyFlags
   const dryRun = !dry ? "none" : engine.serverSide && !local ? "server" : "client";
   const early = openClusterEarly(g, { maxSockets: runSockets(engine.concurrency), openapi: !engine.serverSide, io });
   try {
-    const pkg = await readCommandPackage(pkgPath, io, rgFile);
+    const pkg = await readCommandPackage(pkgPath, io, rgFile, { flag: applySet, namespace: g.namespace });
     const statusOptions = await statusOptionsFor(pkg, healthRules);
     const cluster = early.use();
     const confirm = confirmHook(pkg, { yes, dryRun: dry, output, color: colorFor(io, g) }, io);

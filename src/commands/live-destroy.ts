@@ -10,10 +10,10 @@ import { showRun } from "./show-run.js";
 
 export async function liveDestroy(pkgPath: string, f: FlagValues<typeof destroyFlags>, g: GlobalFlags, io: CommandIO): Promise<void> {
   // Everything but the engine's own options (engine/options.ts, keyed the same).
-  const { rgFile, dryRun: dry, output, showStatusEvents, healthRules, yes, ...engine } = f;
+  const { rgFile, applySet, dryRun: dry, output, showStatusEvents, healthRules, yes, ...engine } = f;
   const early = openClusterEarly(g, { maxSockets: runSockets(engine.concurrency), io });
   try {
-    const pkg = await readCommandPackage(pkgPath, io, rgFile);
+    const pkg = await readCommandPackage(pkgPath, io, rgFile, { flag: applySet, namespace: g.namespace });
     const statusOptions = await statusOptionsFor(pkg, healthRules);
     const cluster = early.use();
     const confirm = confirmHook(pkg, { yes, dryRun: dry, output, color: colorFor(io, g) }, io);

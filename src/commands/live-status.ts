@@ -2,8 +2,9 @@
 // inventory in the cluster, as kpt).
 
 import { unavailableApiWarnings } from "../cluster/unavailable-apis.js";
-import { inventoryObjects, listResourceGroups } from "../inventory/cluster-inventory.js";
-import { listedInventories, selectForStatus, type InventoryMember } from "../inventory/status-selection.js";
+import { inventoryObjects } from "../inventory/cluster-inventory.js";
+import { listInventories } from "../inventory/list-inventories.js";
+import { selectForStatus, type InventoryMember } from "../inventory/status-selection.js";
 import { UsageError } from "../model/errors.js";
 import { refKey } from "../model/ref.js";
 import { printLiveStatus } from "../print/status-printer.js";
@@ -16,7 +17,7 @@ import { openClusterEarly } from "./open-cluster.js";
 
 export async function liveStatus(pkgPath: string, f: FlagValues<typeof statusFlags>, g: GlobalFlags, io: CommandIO): Promise<void> {
   // Everything but followStatus' own options (keyed the same).
-  const { rgFile, output, invType, invNames, statuses: shown, namespaces, healthRules, ...follow } = f;
+  const { rgFile, applySet, output, invType, invNames, statuses: shown, namespaces, healthRules, ...follow } = f;
   const remote = invType === "remote";
   // kpt's checks and messages.
   if (!remote && invNames?.length) throw new UsageError("inv-names flag should only be used when inv-type is set to remote");
@@ -27,15 +28,15 @@ export async function liveStatus(pkgPath: string, f: FlagValues<typeof statusFla
   const early = openClusterEarly(g, { io });
   try {
     // Remote: the --health-rules files' rules only; there is no package to read.
-    const pkg = remote ? undefined : await readCommandPackage(pkgPath, io, rgFile);
+    const pkg = remote ? undefined : await readCommandPackage(pkgPath, io, rgFile, { flag: applySet, namespace: g.namespace });
     const statusOptions = await statusOptionsFor(pkg ?? {}, healthRules);
     const cluster = early.use();
     const selection = { inventoryNames: invNames, namespaces };
     // As kpt: every namespace's ResourceGroups, whatever -n says (--namespaces selects objects);
     // without their CRD, kpt's error (exit 1), as for one package's inventory.
     const objects: InventoryMember[] = pkg
-      ? selectForStatus([{ ...pkg.inventory, refs: await inventoryObjects(cluster, pkg.inventory, io.signal) }], selection)
-      : selectForStatus(listedInventories(await listResourceGroups(cluster, { signal: io.signal, crdRequired: true })), selection);
+      ? selectForStatus([{ kind: pkg.inventory.applySet ? "ApplySet" : "ResourceGroup", ...pkg.inventory, refs: await inventoryObjects(cluster, pkg.inventory, io.signal) }], selection)
+      : selectForStatus((await listInventories(cluster, { signal: io.signal, kindRequired: true, onWarning: (w) => io.stderr.write(warningLine(w)) })).inventories, selection);
     if (objects.length === 0) {
       io.stdout.write("no resources found in the inventory\n");
       return;

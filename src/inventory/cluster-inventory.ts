@@ -8,6 +8,7 @@ import type { Cluster } from "../cluster/types.js";
 import { ClusterError } from "../model/errors.js";
 import type { ObjRef } from "../model/ref.js";
 import type { InventoryInfo, KubeObject } from "../model/kube-object.js";
+import { readApplySet } from "./cluster-applyset.js";
 import { RESOURCE_GROUP_CRD, RESOURCE_GROUP_CRD_NAME } from "./resourcegroup-crd.js";
 import { INVENTORY_ID_LABEL, KPT_GROUP, MERGED_FROM_ANNOTATION, RESOURCE_GROUP_API_VERSION, RESOURCE_GROUP_KIND } from "../model/inventory-keys.js";
 import { mergeConcurrent, sameRefs } from "./next-inventory.js";
@@ -76,8 +77,9 @@ function isEstablished(crd: KubeObject): boolean {
   return Array.isArray(conditions) && conditions.some((c) => c?.type === "Established" && c.status === "True");
 }
 
-/** The inventory's objects (empty when there is no inventory in the cluster). */
+/** The inventory's objects (empty when there is no inventory in the cluster): a ResourceGroup's list, or an ApplySet's members. */
 export async function inventoryObjects(cluster: Cluster, info: InventoryInfo, signal?: AbortSignal): Promise<ObjRef[]> {
+  if (info.applySet) return (await readApplySet(cluster, info, { signal })).refs;
   if (!(await resourceGroupCrdInstalled(cluster))) throw resourceGroupKindNotServedError("one");
   return (await readClusterInventory(cluster, info, signal)).refs;
 }
