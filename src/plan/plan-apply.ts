@@ -95,7 +95,7 @@ export function planApply(facts: ApplyFacts, o: PlanApplyOptions): ApplyPlan {
     ? { installCrd: false, ...common, ...initialParent(info, localRefs, stored, o.inventoryPolicy) }
     : { installCrd: !facts.inventory.crdInstalled, ...common, ...(!stored || union.size !== previous.size ? { initialInventory: union.toArray() } : {}) };
   if (!info.applySet) refuseOversizedInventory(info, union.toArray(), stored);
-  const rights = info.applySet ? { rights: rightsNeeded({ applies, deletes, parent: { ref: parentRef(info), exists: Boolean(stored) } }) } : undefined;
+  const rights = info.applySet ? { rights: rightsNeeded({ applies, deletes, parent: { ref: parentRef(info), exists: Boolean(stored), changed: "initialParent" in parts } }) } : undefined;
   return {
     command: "apply",
     inventory: { info, ...(stored ? { stored } : {}), previous: facts.inventory.previous },

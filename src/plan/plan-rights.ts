@@ -10,21 +10,17 @@ import type { ObjRef } from "../model/ref.js";
 export interface RightsInput {
   applies: readonly PlannedApply[];
   deletes: readonly PlannedDelete[];
-  /** The ApplySet's parent, whether it exists already, and whether the run deletes it (destroy). */
-  parent?: { ref: ObjRef; exists: boolean; removed?: boolean };
+  /** The ApplySet's parent: whether it exists already, whether the run changes it before the first apply, whether it deletes it (destroy). */
+  parent?: { ref: ObjRef; exists: boolean; changed?: boolean; removed?: boolean };
 }
 
+/** Every right the writes need, each once; none when the run writes no object and no new parent. */
 export function rightsNeeded(p: RightsInput): AccessRight[] {
   const out = new Map<string, AccessRight>();
   const add = (verb: AccessRight["verb"], r: Pick<ObjRef, "group" | "kind" | "namespace">) => {
     const right = { verb, group: r.group, kind: r.kind, namespace: r.namespace };
     out.set(`${verb} ${r.group}/${r.kind} ${r.namespace}`, right);
   };
-  if (p.parent) {
-    if (!p.parent.exists) add("create", p.parent.ref);
-    add("update", p.parent.ref);
-    if (p.parent.removed) add("delete", p.parent.ref);
-  }
   for (const a of p.applies) {
     if (a.skip || a.operation === "unchanged") continue;
     if (a.operation === "create") add("create", a.ref);
@@ -33,6 +29,12 @@ export function rightsNeeded(p: RightsInput): AccessRight[] {
   for (const d of p.deletes) {
     if (d.decision.action === "delete") add("delete", d.ref);
     else if (d.decision.abandon) add("patch", d.ref);
+  }
+  // The parent is written when objects are (its scope follows them), or when there is none yet.
+  if (p.parent && (out.size > 0 || !p.parent.exists || p.parent.changed || p.parent.removed)) {
+    if (!p.parent.exists) add("create", p.parent.ref);
+    add("update", p.parent.ref);
+    if (p.parent.removed) add("delete", p.parent.ref);
   }
   return [...out.values()];
 }
