@@ -314,6 +314,13 @@ export class KubeCluster implements Cluster {
     }
   }
 
+  async whoAmI(signal?: AbortSignal): Promise<string | undefined> {
+    const body = { apiVersion: "authentication.k8s.io/v1", kind: "SelfSubjectReview" };
+    const res = await this.transport.request<any>("POST", "/apis/authentication.k8s.io/v1/selfsubjectreviews", { body, signal, what: "self subject review" }).catch(() => undefined);
+    const name = res?.status?.userInfo?.username;
+    return typeof name === "string" && name ? name : undefined;
+  }
+
   /** The /openapi/v3 index: each group/version's document URL, with its hash. */
   private openapiPaths(): Promise<Record<string, string>> {
     this.openapiIndex ??= this.transport

@@ -14,7 +14,8 @@ export const checkRightsStep: StepHandler<StepOf<"check-rights">> = {
     const answers = await Promise.all(step.rights.map((r) => cluster.accessReview!(r, ctx.o.signal)));
     const missing = step.rights.flatMap((r, i) => (answers[i] && !answers[i].allowed ? [describeRight(r, answers[i].resource)] : []));
     if (!missing.length) return;
-    const who = cluster.user ? `user "${cluster.user}"` : "your user";
+    const name = await cluster.whoAmI?.(ctx.o.signal);
+    const who = name ? `user "${name}"` : "your user";
     throw new ClusterError(`${who} lacks ${missing.length === 1 ? "a right" : `${missing.length} rights`} this run needs, so nothing was changed: ${missing.join("; ")}`, {
       detail: `ask a cluster administrator to grant ${missing.length === 1 ? "it" : "them"}, or use a context that has ${missing.length === 1 ? "it" : "them"} (--context)`,
     });

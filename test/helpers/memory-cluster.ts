@@ -440,6 +440,10 @@ export class MemoryCluster implements Cluster {
     return { items, resourceVersion: String(this.rv) };
   }
 
+  async whoAmI(): Promise<string> {
+    return this.user;
+  }
+
   /** A SelfSubjectAccessReview: allowed unless `forbid()` refuses the verb on the kind there. */
   async accessReview(q: { verb: string; group: string; kind: string; namespace: string }): Promise<{ allowed: boolean; resource: string } | undefined> {
     const k = this.kinds.get(`${q.group}/${q.kind}`);
