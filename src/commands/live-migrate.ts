@@ -12,7 +12,7 @@ import { planMigrate } from "../inventory/migrate.js";
 import { readConfigMapInventory, storeInResourceGroup } from "../inventory/migrate-cluster.js";
 import { readPackage, readPackageFiles } from "../object/read-package.js";
 import type { PackageFile } from "../object/parse-package.js";
-import { acquireRunLock } from "../inventory/cluster-lock.js";
+import { acquireRunLock, awaitFreeLock } from "../inventory/cluster-lock.js";
 import { DEFAULT_RG_FILE } from "../inventory/init.js";
 import { DEFAULT_APPLYSET_FILE } from "../inventory/init-applyset.js";
 import { planKindMigration } from "../inventory/migrate-kind.js";
@@ -98,7 +98,8 @@ async function migrateBetweenKinds(pkgPath: string, files: PackageFile[], to: "a
     return steps.finish(true);
   }
   const cluster = openCluster(g, { io });
-  const lock = f.dryRun ? undefined : (await acquireRunLock(cluster, plan.from, { timeoutMs: f.lockTimeoutMs, command: "migrate", signal: io.signal, onWarning: (w) => io.stderr.write(warningLine(w)) })).lock;
+  const lockOptions = { timeoutMs: f.lockTimeoutMs, command: "migrate", signal: io.signal, onWarning: (w: string) => io.stderr.write(warningLine(w)) };
+  const lock = f.dryRun ? undefined : (await acquireRunLock(cluster, plan.from, lockOptions, await awaitFreeLock(cluster, plan.from, lockOptions))).lock;
   try {
     const result = await migrateKind(cluster, plan, steps, {
       dryRun: f.dryRun,
@@ -114,7 +115,8 @@ async function migrateBetweenKinds(pkgPath: string, files: PackageFile[], to: "a
     steps.finish(false);
     throw err;
   } finally {
-    await lock?.release();
+    // The old inventory's Lease goes with it.
+    await lock?.release({ remove: true });
     cluster.close();
   }
 }

@@ -51,16 +51,17 @@ function run(command: Command, pkg: Package, cluster: Cluster, options: EngineOp
     let warn = (message: string): void => void early.push(message);
     const lockOptions = { timeoutMs: o.lockTimeoutMs, command, signal: o.signal, onWarning: (m: string) => warn(m) };
     // Another run of the inventory is under way: fail at once, or wait, before reading anything.
-    if (!dry) await awaitFreeLock(cluster, pkg.inventory, lockOptions);
+    const seen = dry ? undefined : await awaitFreeLock(cluster, pkg.inventory, lockOptions);
     const writer = new Writer(cluster, o.concurrency);
     let prepared = await prepare(command, pkg, cluster, writer, o, dry);
     let lock: RunLock | undefined;
     try {
-      // A plan that writes takes the lock first; one that waited for it reads the cluster again.
-      if (!dry && !planChangesNothing(prepared.plan)) {
-        const got = await acquireRunLock(cluster, pkg.inventory, lockOptions);
+      // A plan that writes takes the lock first; if another run took it since this one looked,
+      // what it read may be stale, and it reads the cluster again.
+      if (seen && !planChangesNothing(prepared.plan)) {
+        const got = await acquireRunLock(cluster, pkg.inventory, lockOptions, seen);
         lock = got.lock;
-        if (got.waited) {
+        if (got.stale) {
           prepared.cache.close();
           prepared = await prepare(command, pkg, cluster, writer, o, dry);
         }
@@ -71,7 +72,8 @@ function run(command: Command, pkg: Package, cluster: Cluster, options: EngineOp
       });
     } finally {
       prepared.cache.close();
-      await lock?.release();
+      // A destroy leaves nothing behind, its Lease included.
+      await lock?.release({ remove: command === "destroy" });
     }
   });
 }

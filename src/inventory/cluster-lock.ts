@@ -1,11 +1,13 @@
 // The run's lock in the cluster (run-lock.ts decides, this reads and writes the Lease). A run that
 // may write looks first (a read): held by another run, it fails at once naming the holder, or
-// waits up to `timeoutMs`. Once its plan writes something it takes the lock (one create when
-// nobody holds it), renews it every third of its duration while the run lasts, and deletes it
-// when it ends; a run whose plan changes nothing writes no Lease. Where the Lease cannot be kept
-// (the namespace does not exist yet, the user may not write Leases), the run goes on without it,
-// saying why for the latter: the inventory's guarded writes still keep two runs from losing each
-// other's objects.
+// waits up to `timeoutMs`. Once its plan writes something it takes the lock, guarded by the
+// Lease it looked at (one write when nobody holds it): if anyone took the lock in between, the
+// run learns that what it read may be stale and reads again. It renews the Lease every third of
+// its duration while it lasts and releases it at the end (kept, without a holder, so the next
+// run can tell whether anyone ran meanwhile; a destroy deletes it). A run whose plan changes
+// nothing writes no Lease. Where the Lease cannot be kept (the namespace does not exist yet, the
+// user may not write Leases), the run goes on without it, saying why for the latter: the
+// inventory's guarded writes still keep two runs from losing each other's objects.
 
 import { hostname, userInfo } from "node:os";
 import { setTimeout as sleep } from "node:timers/promises";
@@ -13,7 +15,7 @@ import { ApiError, briefApiError } from "../cluster/api-error.js";
 import type { Cluster } from "../cluster/types.js";
 import { InventoryLockedError } from "../model/errors.js";
 import type { InventoryInfo, KubeObject } from "../model/kube-object.js";
-import { decideLease, heldMessage, holderIdentity, holderOf, leaseBody, lockRef, describeInventory, RENEW_EVERY_MS } from "./run-lock.js";
+import { decideLease, heldMessage, holderIdentity, holderOf, leaseBody, lockRef, describeInventory, releasedLease, RENEW_EVERY_MS } from "./run-lock.js";
 
 export interface LockOptions {
   /** `--lock-timeout`: wait this long for a held lock (absent or 0: fail at once). */
@@ -29,17 +31,22 @@ export interface LockOptions {
 }
 
 export interface RunLock {
-  /** Stops renewing and deletes the Lease (only ours: guarded by its uid). */
-  release(): Promise<void>;
+  /** Stops renewing and releases the Lease (only ours: guarded by its resourceVersion); `remove`: deletes it (a destroy). */
+  release(o?: { remove?: boolean }): Promise<void>;
 }
 
 const NO_LOCK: RunLock = { release: async () => undefined };
+
+/** The Lease a run looked at before it read anything (undefined: there was none, or it could not be read). */
+export interface SeenLease {
+  lease?: KubeObject;
+}
 
 /**
  * Before a run reads anything: fails at once (or waits up to `timeoutMs`) while another run holds
  * the lock. Reads only: a run that turns out to change nothing never writes the Lease.
  */
-export async function awaitFreeLock(cluster: Cluster, info: InventoryInfo, o: LockOptions): Promise<void> {
+export async function awaitFreeLock(cluster: Cluster, info: InventoryInfo, o: LockOptions): Promise<SeenLease> {
   const now = o.now ?? (() => new Date());
   const ref = lockRef(info);
   const me = identity(o.command);
@@ -50,45 +57,50 @@ export async function awaitFreeLock(cluster: Cluster, info: InventoryInfo, o: Lo
       throw err;
     });
     const decision = decideLease(lease, now(), me);
-    if (decision.action === "take") return;
+    if (decision.action === "take") return lease ? { lease } : {};
     await waitOrFail(info, decision, started, o);
   }
 }
 
 /**
- * Takes the lock for a run about to write (one create when nobody holds it). `waited`: another run
- * held it meanwhile, so what this run read before may be stale (the caller reads again).
+ * Takes the lock for a run about to write, guarded by the Lease the run looked at first (`seen`).
+ * `stale`: another run took the lock since (it waited for it, or one came and went), so what this
+ * run read before may be out of date: the caller reads again.
  */
-export async function acquireRunLock(cluster: Cluster, info: InventoryInfo, o: LockOptions): Promise<{ lock: RunLock; waited: boolean }> {
+export async function acquireRunLock(cluster: Cluster, info: InventoryInfo, o: LockOptions, seen: SeenLease = {}): Promise<{ lock: RunLock; stale: boolean }> {
   const now = o.now ?? (() => new Date());
   const ref = lockRef(info);
   const me = identity(o.command);
   const started = now();
-  let waited = false;
-  // Most runs find no Lease: the first try creates it without reading it (one round trip).
-  let read = false;
+  let stale = false;
+  let current = seen.lease;
+  let known = true;
   for (;;) {
     try {
-      const current = read ? await cluster.get(ref, o.signal) : undefined;
-      read = true;
+      if (!known) current = await cluster.get(ref, o.signal);
       const decision = decideLease(current, now(), me);
       if (decision.action === "take") {
         const body = leaseBody(ref, me, started, now(), current);
         const stored = current ? await cluster.update(body, { signal: o.signal }) : await cluster.create(body, { signal: o.signal });
-        return { lock: new HeldLock(cluster, ref, me, started, stored, o), waited };
+        return { lock: new HeldLock(cluster, ref, me, started, stored, o), stale };
       }
       await waitOrFail(info, decision, started.getTime(), o);
-      waited = true;
+      known = false;
+      stale = true;
     } catch (err) {
       if (!(err instanceof ApiError)) throw err;
-      // Someone else created or changed it meanwhile: read it again.
-      if (err.status === 409) continue;
+      // Someone created, changed or deleted it since this run looked: read it again, and the rest too.
+      if (err.status === 409 || (err.notFound && err.missingNamespace === undefined)) {
+        known = false;
+        stale = true;
+        continue;
+      }
       // A first apply whose namespace does not exist yet: it creates it; the inventory's guarded
       // creation stops a second first apply before it changes anything.
-      if (err.missingNamespace !== undefined || err.namespaceTerminating) return { lock: NO_LOCK, waited };
+      if (err.missingNamespace !== undefined || err.namespaceTerminating) return { lock: NO_LOCK, stale };
       const why = err.status === 403 ? `${briefApiError(err)} (grant get, create, update and delete on leases.coordination.k8s.io in namespace ${info.namespace} to keep runs apart)` : briefApiError(err);
       o.onWarning(`this run does not hold the lock of the inventory ${describeInventory(info)} (Lease ${info.namespace}/${ref.name}): ${why}; another run of the package at the same time is not kept out`);
-      return { lock: NO_LOCK, waited };
+      return { lock: NO_LOCK, stale };
     }
   }
 }
@@ -154,11 +166,12 @@ class HeldLock implements RunLock {
     }
   }
 
-  async release(): Promise<void> {
+  async release(o: { remove?: boolean } = {}): Promise<void> {
     clearInterval(this.timer);
     await this.renewing;
     if (this.lost) return;
-    // Only ours: a run that took it over after ours expired keeps it.
-    await this.cluster.delete(this.ref, { uid: this.stored.metadata.uid, resourceVersion: this.stored.metadata.resourceVersion }).catch(() => undefined);
+    // Only ours: a run that took it over after ours expired keeps it (both are guarded).
+    if (o.remove) await this.cluster.delete(this.ref, { uid: this.stored.metadata.uid, resourceVersion: this.stored.metadata.resourceVersion }).catch(() => undefined);
+    else await this.cluster.update(releasedLease(this.stored, (this.o.now ?? (() => new Date()))())).catch(() => undefined);
   }
 }

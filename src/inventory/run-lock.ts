@@ -99,6 +99,13 @@ export function leaseBody(ref: ObjRef, identity: string, acquired: Date, now: Da
   };
 }
 
+/** The Lease once its run ended: no holder (kept, so the next run can tell that a run came and went). */
+export function releasedLease(stored: KubeObject, now: Date): KubeObject {
+  const { acquireTime: _started, ...rest } = (stored.spec ?? {}) as Record<string, unknown>;
+  const spec = { ...rest, holderIdentity: "", renewTime: microTime(now) };
+  return { ...stored, metadata: withoutManagedFields(stored.metadata), spec };
+}
+
 /** `alice@build-7 pid 4242 (kpt-ts live apply)` */
 export function holderIdentity(o: { user: string; host: string; pid: number; command: string }): string {
   return `${o.user || "unknown"}@${o.host || "unknown"} pid ${o.pid} (kpt-ts live ${o.command})`;
