@@ -18,6 +18,8 @@ import { readPackage } from "./object/read-package.js";
 import type { Package } from "./model/kube-object.js";
 import { followStatus, type FollowStatusOptions } from "./status/follow-status.js";
 import { inventoryObjects } from "./inventory/cluster-inventory.js";
+import { applySetInventory as applySetInfo } from "./inventory/applyset.js";
+import type { InventoryInfo } from "./model/kube-object.js";
 import { loadHealthRules } from "./health/load-health-rules.js";
 
 export interface TargetOptions extends Omit<KubeconfigOptions, "cluster"> {
@@ -86,7 +88,17 @@ export function status(options: TargetOptions & FollowStatusOptions): AsyncItera
   });
 }
 
+/**
+ * An ApplySet inventory (KEP-3659) for a package without one of its own, as `--applyset` and `-n`
+ * give it: `readPackage(dir, { inventory: applySetInventory({ name: "web", namespace: "app" }) })`.
+ * The parent is a Secret unless `kind` says ConfigMap (docs/inventories.md).
+ */
+export function applySetInventory(o: { name: string; namespace: string; kind?: "Secret" | "ConfigMap" }): InventoryInfo {
+  return applySetInfo({ name: o.name, namespace: o.namespace, kind: o.kind ?? "Secret", origin: "flag", source: { file: "applySetInventory()", line: 1 } });
+}
+
 export { runApply, runDestroy, readPackage, KubeCluster, followStatus };
+export type { InventoryInfo };
 export type { EngineOptions, Cluster, Package, FollowStatusOptions, RunPlan, ApplyPlan, DestroyPlan };
 export type { PlannedApply, PlannedDelete, PlannedOperation, RunStep } from "./model/plan.js";
 export { countPlan, planChangesNothing } from "./model/plan.js";
@@ -96,4 +108,4 @@ export { ENGINE_DEFAULTS } from "./engine/options.js";
 export { formatRef, refKey, type ObjRef } from "./model/ref.js";
 export { computeStatus } from "./status/compute-status.js";
 export { loadHealthRules, type HealthRuleSources } from "./health/load-health-rules.js";
-export { PackageError, ClusterError, ResultError, KptTsError, exitCodeFor } from "./model/errors.js";
+export { PackageError, ClusterError, ResultError, KptTsError, InventoryLockedError, exitCodeFor } from "./model/errors.js";
