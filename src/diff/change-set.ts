@@ -65,6 +65,8 @@ export function planNote(p: PlannedApply): string | undefined {
   if (la?.createOnly) notes.push("create-only: it exists, so it is left as it is");
   if (la?.fields?.length) notes.push(`${la.fields.join(", ")} left to other managers${p.live ? "" : " once it exists"}`);
   if (la?.release?.length) notes.push(`server-side apply's field manager gives up ${la.release.join(", ")} (the values stay)`);
+  if (p.method === "server-side" && p.migrate) notes.push("applied client-side before: its fields are handed to server-side apply's field manager first");
+  if (p.lastAppliedUnreadable) notes.push(`its last-applied-configuration annotation ${p.lastAppliedUnreadable}: read as missing, so nothing the package no longer sets is removed`);
   return notes.length ? notes.join("; ") : undefined;
 }
 

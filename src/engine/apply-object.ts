@@ -13,8 +13,9 @@ import type { LiveCache } from "../status/live-cache.js";
 import type { PatchSchema } from "../apply/csa/patch-schema.js";
 import { previewPlannedWrite, previewServerSide } from "../apply/local-preview.js";
 import { IGNORE_FIELDS_ANNOTATION, parseFieldPaths, withFieldsOf, type FieldPath } from "../apply/left-alone.js";
-import { previewAfterMigration, readMigrated } from "../apply/ssa-migration.js";
-import { WEBHOOK_RETRY_WITHOUT_TIMEOUT_MS, type WebhookRetry } from "../apply/webhook-retry.js";
+import { previewAfterMigration, previewMigratedLocally } from "../apply/ssa-migration.js";
+import { storedForm } from "../apply/csa/stored-form.js";
+import { describeRetryLimit, type WebhookRetry } from "../apply/webhook-retry.js";
 import type { Writer } from "../apply/writer.js";
 import { needsMergeSchema, planStillHolds, replanObject, sameStoredObject, type ObjectPlanOptions } from "../plan/plan-object.js";
 
@@ -61,7 +62,7 @@ function outcomeUnknown(err: unknown): boolean {
   return !(err instanceof ApiError) || err.status >= 500 || err.attempts > 1;
 }
 
-function describeApiError(err: unknown, verb: string, serverSide: boolean, source?: SourcePos): string {
+function describeApiError(err: unknown, verb: string, serverSide: boolean, source?: SourcePos, retry?: WebhookRetry): string {
   // kpt names the file relative to the package (its path annotation), wherever the package is.
   const file = source?.pkgFile ?? source?.file;
   const where = file ? ` "${file}"` : "";
@@ -75,7 +76,7 @@ function describeApiError(err: unknown, verb: string, serverSide: boolean, sourc
     const advice =
       forbiddenAdvice(err) ??
       (err instanceof WebhookUnavailableError
-        ? `admission webhook "${err.webhook}" was still not reachable (${err.why}) after retrying until the wave's reconcile timeout (${WEBHOOK_RETRY_WITHOUT_TIMEOUT_MS / 60_000}m without --reconcile-timeout): check the webhook's Service and Pods, or raise --reconcile-timeout`
+        ? `admission webhook "${err.webhook}" was still not reachable (${err.why}) after retrying for ${retry?.limit ?? describeRetryLimit(undefined)}: check the webhook's Service and Pods, or raise --reconcile-timeout`
         : undefined) ??
       (err.status === 422 && err.causes.some((c) => c.reason === "FieldValueTooLong" && c.field === "metadata.annotations") && !serverSide
         ? "client-side apply keeps a copy of the object in its last-applied-configuration annotation, which the server limits to 256 KiB: apply with --server-side"
@@ -102,6 +103,7 @@ export async function applyObject(ctx: ApplyObjectContext, planned: PlannedApply
   const { ref, source } = planned;
   let live = ctx.cache.get(ref);
   const dryRun = ctx.dryRun === "server";
+  const retry = dryRun ? undefined : ctx.webhookRetry?.(ref);
   // A repeated create that found the object: our first try made it, and its answer was lost.
   let createdByLostTry = false;
   try {
@@ -116,12 +118,13 @@ export async function applyObject(ctx: ApplyObjectContext, planned: PlannedApply
       if (p.operation === "unchanged") return { status: "Successful", operation: createdByLostTry ? "created" : "unchanged", ...before, ...(live ? { after: live } : {}) };
       if (ctx.dryRun === "client") return { ...(await dryRunLocally(ctx, p, live)), ...before };
       try {
-        const after = await write(ctx, p, live, dryRun);
+        const after = await write(ctx, p, live, dryRun, retry);
         // The server's answer: a server-side apply that changed nothing keeps the resourceVersion;
         // a dry run keeps it either way, so there the answer must be the live object as it is (a
         // zero value the server omits, such as a CRD's `preserveUnknownFields: false`), but for
-        // the bookkeeping a preview does not show.
-        const kept = p.method === "server-side" && live && (dryRun ? sameStoredObject(after, live) : after.metadata.resourceVersion === live.metadata.resourceVersion);
+        // the bookkeeping a preview does not show. Handing fields from client-side apply over (or
+        // giving some up) is a write of its own, which the apply reports as configured too.
+        const kept = p.method === "server-side" && live && (dryRun ? sameStoredObject(after, live) && !movesOwnership(p) : after.metadata.resourceVersion === live.metadata.resourceVersion);
         return { status: "Successful", operation: kept ? "unchanged" : DONE[p.operation], ...before, after };
       } catch (err) {
         // Created by someone else since we listed it: read it and decide again, once.
@@ -147,7 +150,7 @@ export async function applyObject(ctx: ApplyObjectContext, planned: PlannedApply
     // What the server cannot preview because this apply creates the object's namespace or kind first.
     const blocked = dryRun ? blockedByPackage(err, planned, ctx.packageObjects) : undefined;
     if (blocked) return { status: "Successful", operation: DONE[planned.operation], ...before, after: planned.object, note: blocked };
-    return { status: "Failed", error: describeApiError(err, live ? "patching" : "creating", planned.method === "server-side", source), ...before, ...(outcomeUnknown(err) ? { mayExist: true } : {}) };
+    return { status: "Failed", error: describeApiError(err, live ? "patching" : "creating", planned.method === "server-side", source, retry), ...before, ...(outcomeUnknown(err) ? { mayExist: true } : {}) };
   }
 }
 
@@ -158,8 +161,7 @@ export async function applyObject(ctx: ApplyObjectContext, planned: PlannedApply
  * patch. A write an admission webhook could not be called for is tried again until the wave's
  * timeout.
  */
-async function write(ctx: ApplyObjectContext, p: PlannedApply, live: KubeObject | undefined, dryRun: boolean): Promise<KubeObject> {
-  const retry = dryRun ? undefined : ctx.webhookRetry?.(p.ref);
+async function write(ctx: ApplyObjectContext, p: PlannedApply, live: KubeObject | undefined, dryRun: boolean, retry: WebhookRetry | undefined): Promise<KubeObject> {
   const { writer, fieldManager } = ctx;
   if (p.method === "server-side") {
     const release = fieldPaths(p.leftAlone?.release);
@@ -171,12 +173,19 @@ async function write(ctx: ApplyObjectContext, p: PlannedApply, live: KubeObject 
     // Created with every field: those it leaves to others once it exists are given up at once.
     const leaveNow = !live && !dryRun ? fieldPaths(p.leftAlone?.fields) : [];
     if (leaveNow.length) return (await writer.migrate(p.ref, fieldManager, { release: leaveNow, retry })) ?? applied;
-    // A dry run cannot make the migration: what it would remove is applied to the server's answer.
-    return p.migrate && dryRun ? previewAfterMigration(ctx.cluster, p.ref, body, applied, fieldManager, await ctx.schemaFor(p.object)) : applied;
+    // A dry run cannot make the migration: what it would remove is applied to the server's
+    // answer, and the server asked what it would store then.
+    if (!p.migrate || !dryRun) return applied;
+    return previewAfterMigration(ctx.cluster, p.ref, body, applied, fieldManager, await ctx.schemaFor(p.object), (patch) => writer.patch(p.ref, patch, "merge", { dryRun: true }));
   }
   const csa = p.csa as Exclude<CsaPlan, { op: "unchanged" }>;
   if (csa.op === "create") return writer.create(csa.body, { dryRun, retry });
   return writer.patch(p.ref, csa.patch, csa.patchType, { dryRun, retry });
+}
+
+/** A server-side apply that first writes managedFields: kubectl's migration from client-side apply, or fields given up. */
+function movesOwnership(p: PlannedApply): boolean {
+  return Boolean(p.migrate) || (p.leftAlone?.release?.length ?? 0) > 0;
 }
 
 /** The plan's field paths (as written in the annotation) parsed again. */
@@ -194,8 +203,10 @@ async function dryRunLocally(ctx: ApplyObjectContext, p: PlannedApply, live: Kub
   if (p.csa) return { status: "Successful", operation: DONE[p.operation], after: previewPlannedWrite(p.csa, live) };
   // Applied client-side before, or with fields to give up: previewed as the migration and the release would leave it.
   const release = fieldPaths(p.leftAlone?.release);
-  const base = p.migrate || release.length ? ((await readMigrated(ctx.cluster, p.ref, ctx.fieldManager, release)) ?? live) : live;
-  const after = previewServerSide(p.sent ?? p.object, base, { fieldManager: ctx.fieldManager, schema: live ? await ctx.schemaFor(p.object) : undefined });
+  const desired = p.sent ?? p.object;
+  const schema = live ? await ctx.schemaFor(p.object) : undefined;
+  const migrated = p.migrate || release.length ? await previewMigratedLocally(ctx.cluster, p.ref, desired, ctx.fieldManager, { release, leftAlone: fieldPaths(p.leftAlone?.fields), schema }) : undefined;
+  const after = migrated ? storedForm(migrated, live) : previewServerSide(desired, live, { fieldManager: ctx.fieldManager, schema });
   return { status: "Successful", operation: DONE[p.operation], after };
 }
 

@@ -10,9 +10,9 @@ import { Writer } from "../apply/writer.js";
 import type { Cluster } from "../cluster/types.js";
 import { unavailableApiWarnings } from "../cluster/unavailable-apis.js";
 import type { EngineEvent } from "../model/events.js";
-import type { Package } from "../model/kube-object.js";
-import { planChangesNothing, plannedObjects, type RunPlan } from "../model/plan.js";
-import { refKey, RefSet } from "../model/ref.js";
+import { LAST_APPLIED_ANNOTATION, type Package } from "../model/kube-object.js";
+import { planChangesNothing, plannedObjects, type PlannedApply, type RunPlan } from "../model/plan.js";
+import { formatRefNs, refKey, RefSet } from "../model/ref.js";
 import { checkRemovalPatches } from "../plan/check-patches.js";
 import { gatherApplyFacts, gatherDestroyFacts } from "../plan/gather.js";
 import { planApply } from "../plan/plan-apply.js";
@@ -87,6 +87,7 @@ async function runPlan(command: Command, prepared: { plan: RunPlan; cache: LiveC
   announced();
   for (const message of await unavailableApiWarnings(cluster, o.signal)) recorder.emit({ type: "warning", message });
   const applies = plan.command === "apply" ? plan.applies : [];
+  for (const message of lastAppliedWarnings(applies)) recorder.emit({ type: "warning", message });
   await runSteps({
     plan,
     applies: new Map(applies.map((a) => [refKey(a.ref), a])),
@@ -101,6 +102,20 @@ async function runPlan(command: Command, prepared: { plan: RunPlan; cache: LiveC
     explainer: new WaitExplainer(cluster, { signal: o.signal }),
     state: { stored: plan.inventory.stored, appliedEarly: new Map(), written: new Map(), mayExist: [], abandoned: new RefSet() },
   });
+}
+
+/**
+ * One warning per object whose last-applied annotation cannot be read: kubectl apply (and kpt)
+ * fail such an object; kpt-ts applies it as if it had none (nothing the package dropped is
+ * removed) and writes a valid one, and says so, naming the object.
+ */
+function lastAppliedWarnings(applies: readonly PlannedApply[]): string[] {
+  return applies
+    .filter((a) => a.lastAppliedUnreadable && !a.skip)
+    .map(
+      (a) =>
+        `${formatRefNs(a.ref)}: its ${LAST_APPLIED_ANNOTATION} annotation ${a.lastAppliedUnreadable}, so it is read as missing: nothing the package no longer sets is removed, and the apply writes a valid one (kubectl apply refuses the object instead)`,
+    );
 }
 
 /** The facts gathered and the plan made from them; the cache that read them follows the run. */

@@ -79,9 +79,17 @@ function isEstablished(crd: KubeObject): boolean {
 
 /** The inventory's objects (empty when there is no inventory in the cluster): a ResourceGroup's list, or an ApplySet's members. */
 export async function inventoryObjects(cluster: Cluster, info: InventoryInfo, signal?: AbortSignal): Promise<ObjRef[]> {
-  if (info.applySet) return (await readApplySet(cluster, info, { signal })).refs;
+  return (await readInventoryForStatus(cluster, info, signal)).refs;
+}
+
+/**
+ * The package's inventory as `live status` reads it: kpt's error without the CRD; absent
+ * (`object` unset) when it is not in the cluster. An ApplySet: its parent and its members.
+ */
+export async function readInventoryForStatus(cluster: Cluster, info: InventoryInfo, signal?: AbortSignal): Promise<ClusterInventory> {
+  if (info.applySet) return readApplySet(cluster, info, { signal });
   if (!(await resourceGroupCrdInstalled(cluster))) throw resourceGroupKindNotServedError("one");
-  return (await readClusterInventory(cluster, info, signal)).refs;
+  return readClusterInventory(cluster, info, signal);
 }
 
 /**
@@ -110,7 +118,7 @@ export async function readClusterInventory(cluster: Cluster, info: InventoryInfo
   if (id !== info.id) {
     throw new ClusterError(
       `inventory-id of inventory object in cluster doesn't match provided id "${info.id}": ResourceGroup ${info.namespace}/${info.name} has ${INVENTORY_ID_LABEL}="${id ?? ""}"`,
-      { detail: "Another package uses this inventory name. Give this package its own with `kpt live init --force --name NEW`, or restore the package's original resourcegroup.yaml." },
+      { detail: "Another package uses this inventory name. Give this package its own with `kpt-ts live init --force --name NEW`, or restore the package's original resourcegroup.yaml." },
     );
   }
   return { object: rg, refs: refsOfResourceGroup(rg) };

@@ -63,6 +63,11 @@ export interface InventoryInfo {
   annotations: Record<string, string>;
   origin: "resourcegroup" | "kptfile" | "applyset" | "flag";
   source: SourcePos;
+  /**
+   * The line of its namespace in source.file, for messages about the namespace. Computed on
+   * demand, as PackageObject's lineOf: most runs never need it.
+   */
+  namespaceLine?: () => number | undefined;
   /** Set for an ApplySet inventory: its parent's kind. Absent: a ResourceGroup. */
   applySet?: ApplySetParent;
 }

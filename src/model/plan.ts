@@ -87,6 +87,12 @@ export interface PlannedApply {
   csa?: CsaPlan;
   /** Client-side apply's patch could not be computed (why): the executor tries again when it applies it. */
   unplanned?: string;
+  /**
+   * Client-side apply: the live object's last-applied annotation cannot be read (why). The patch
+   * is computed as for an object without one (it removes nothing) and writes a valid one; the
+   * run says so once, naming the object.
+   */
+  lastAppliedUnreadable?: string;
   /** The live object could not be read (why): the plan's `create` is a guess, which a preview says. */
   unreadable?: string;
   /** Index into the plan's apply waves. */

@@ -14,6 +14,7 @@ import { LiveCache } from "../status/live-cache.js";
 import { schemaKey, type ApplyFacts, type DestroyFacts, type InventoryFacts } from "./facts.js";
 import { needsMergeSchema } from "./plan-object.js";
 import { prepareObjects } from "./prepare-objects.js";
+import { refuseMissingNamespaces } from "./check-namespaces.js";
 
 export interface GatherOptions {
   serverSide?: boolean;
@@ -38,6 +39,9 @@ export async function gatherApplyFacts(pkg: Package, cluster: Cluster, o: Gather
   const inventoryRead = pkg.inventory.applySet ? applySetFacts(cluster, pkg.inventory, packageListed, lister, o.signal) : readInventoryFacts(cluster, pkg.inventory, o.signal);
   inventoryRead.catch(() => undefined);
   const objects = await prepareObjects(pkg, cluster, pkg.inventory);
+  // Read while the rest is: a namespace the run needs that is not there is bad input.
+  const namespacesThere = refuseMissingNamespaces(objects, pkg.inventory, cluster, o.signal);
+  namespacesThere.catch(() => undefined);
   // Client-side apply patches built-in kinds with their OpenAPI merge keys: start the lookups now,
   // so the documents arrive while the inventory and live objects are read.
   const schemaFor = schemaLookup(cluster);
@@ -53,6 +57,7 @@ export async function gatherApplyFacts(pkg: Package, cluster: Cluster, o: Gather
     packageRead(reading);
     const inventory = await inventoryRead;
     await reading;
+    await namespacesThere;
     const refs = [...localRefs, ...pruneCandidates(inventory.previous, localRefs)];
     await cache.follow(refs);
     // Interrupted before the first write: what the cache knows may be partial, so stop here.

@@ -4,6 +4,7 @@
 // here and nowhere else, for an object whose live state moved since the plan read it. Any new
 // per-object choice (how an object is applied, whether it is applied at all) belongs here. Pure.
 
+import { lastAppliedProblem } from "../apply/csa/last-applied.js";
 import { isCsaNoop, planClientSideApply } from "../apply/csa/plan-csa.js";
 import type { PatchSchema } from "../apply/csa/patch-schema.js";
 import { hasLeftAloneAnnotations, leftAloneRules, ownedLeftAlone, withoutFields, type LeftAloneRules } from "../apply/left-alone.js";
@@ -43,6 +44,8 @@ export interface ObjectDecision {
   csa?: CsaPlan;
   /** Why the patch could not be computed (its schema unreadable, objects that cannot be merged). */
   unplanned?: string;
+  /** Why the live object's last-applied annotation cannot be read (see PlannedApply). */
+  lastAppliedUnreadable?: string;
   /** The inventory policy's refusal: the object is left alone. */
   refusal?: string;
 }
@@ -126,12 +129,15 @@ function decideOperation(object: KubeObject, live: KubeObject | undefined, schem
   const leftAlone = fields ? { leftAlone: fields } : {};
   if (!live) return { operation: "create", ...how, ...leftAlone, csa: planClientSideApply(object, undefined, undefined, undefined, rules.fields) };
   if (isCsaNoop(config, live)) return { operation: "unchanged", ...how, ...leftAlone, csa: { op: "unchanged" } };
-  if (schema instanceof Error) return { operation: "update", ...how, ...leftAlone, unplanned: schema.message };
+  // An annotation that cannot be read counts as none (the patch removes nothing), and is said.
+  const problem = lastAppliedProblem(live);
+  const noted = problem ? { ...leftAlone, lastAppliedUnreadable: problem } : leftAlone;
+  if (schema instanceof Error) return { operation: "update", ...how, ...noted, unplanned: schema.message };
   try {
     const csa = planClientSideApply(object, live, schema, o.fieldManager, rules.fields);
-    return { operation: csa.op === "unchanged" ? "unchanged" : "update", ...how, ...leftAlone, csa };
+    return { operation: csa.op === "unchanged" ? "unchanged" : "update", ...how, ...noted, csa };
   } catch (err) {
-    return { operation: "update", ...how, ...leftAlone, unplanned: err instanceof Error ? err.message : String(err) };
+    return { operation: "update", ...how, ...noted, unplanned: err instanceof Error ? err.message : String(err) };
   }
 }
 
@@ -167,7 +173,7 @@ export function planStillHolds(p: { live?: KubeObject }, live: KubeObject | unde
  * asks only for objects the plan does not skip: a skip stands as planned).
  */
 export function replanObject(p: PlannedApply, live: KubeObject | undefined, schema: MergeSchema, o: ObjectPlanOptions): PlannedApply {
-  const { live: _old, csa: _csa, unplanned: _u, skip: _skip, sent: _sent, leftAlone: _la, methodReason: _mr, migrate: _mg, ...rest } = p;
+  const { live: _old, csa: _csa, unplanned: _u, skip: _skip, sent: _sent, leftAlone: _la, methodReason: _mr, migrate: _mg, lastAppliedUnreadable: _lau, ...rest } = p;
   const { refusal, ...d } = decideObject(p.object, live, schema, o);
   return { ...rest, ...(live ? { live } : {}), ...d, ...(refusal ? { skip: refusal } : {}) };
 }

@@ -14,7 +14,7 @@ export const SPINNER = ["⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "⠧", 
 /** A wait shorter than this never shows the view (no flash for objects that are ready at once). */
 export const PROGRESS_DELAY_MS = 400;
 export const PROGRESS_REDRAW_MS = 100;
-const ERASE_PREVIOUS_LINE = "\x1b[1A\x1b[2K";
+export const ERASE_PREVIOUS_LINE = "\x1b[1A\x1b[2K";
 /** Reason lines shown under one pending object at most. */
 const MAX_REASONS_PER_OBJECT = 3;
 

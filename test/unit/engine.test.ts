@@ -7,7 +7,7 @@ import { describe, expect, it } from "vitest";
 import type { EngineOptions } from "../../src/engine/options.js";
 import type { EngineEvent } from "../../src/model/events.js";
 import { statsFailed } from "../../src/model/run-tally.js";
-import { ClusterError } from "../../src/model/errors.js";
+import { ClusterError, PackageError, formatIssue } from "../../src/model/errors.js";
 import { collectChangeSet } from "../../src/diff/change-set.js";
 import { runApply as runEngine } from "../../src/engine/run.js";
 import { OWNING_INVENTORY_ANNOTATION } from "../../src/model/inventory-keys.js";
@@ -1019,12 +1019,36 @@ describe("diff, dry-run and apply read one plan", () => {
 });
 
 describe("the inventory's namespace", () => {
-  it("missing, and not in the package: the run stops before the first apply and says so", async () => {
+  it("missing, and not in the package: bad input before the first write, naming the first object in it and the inventory (issue 36)", async () => {
     const c = freshCluster({ withNamespace: false });
     const r = await runApply(c, inApp(cm));
-    expect(r.error).toBeInstanceOf(ClusterError);
-    expect((r.error as Error).message).toBe('cannot store the inventory in namespace "app": it does not exist');
-    expect(exists(c, cm)).toBe(false);
+    expect(r.error).toBeInstanceOf(PackageError);
+    expect((r.error as PackageError).issues.map(formatIssue)).toEqual([
+      'config.yaml:1: ConfigMap/config: namespace "app" does not exist in the cluster, and the package does not create it (2 objects of the package are in it): create it (kubectl create namespace app), add a Namespace object for it to the package, or fix metadata.namespace',
+    ]);
+    expect(c.writes()).toEqual([]);
+    // A dry run tells the same: its apply would fail.
+    const dry = await runApply(c, inApp(cm), { dryRun: "server" });
+    expect(dry.error).toBeInstanceOf(PackageError);
+  });
+
+  it("an object's namespace missing, the inventory's there: the object is named; a Namespace in the package is enough", async () => {
+    const c = freshCluster();
+    const elsewhere = configMap("elsewhere", { namespace: "nope" });
+    const r = await runApply(c, inApp(cm, elsewhere));
+    expect((r.error as PackageError).issues.map(formatIssue)).toEqual([
+      'elsewhere.yaml:1: ConfigMap/elsewhere: namespace "nope" does not exist in the cluster, and the package does not create it: create it (kubectl create namespace nope), add a Namespace object for it to the package, or fix metadata.namespace',
+    ]);
+    expect(c.writes()).toEqual([]);
+    const ok = await runApply(c, inApp(namespace("nope"), cm, elsewhere));
+    expect(ok.error).toBeUndefined();
+    expect(exists(c, elsewhere)).toBe(true);
+  });
+
+  it("a namespace this identity may not read is left to the server", async () => {
+    const c = freshCluster().forbid({ verb: "get", kind: "Namespace" });
+    const r = await runApply(c, inApp(cm));
+    expect(r.error).toBeUndefined();
   });
 
   it("in the package and missing: applied once, before the inventory, and reported in its wave", async () => {
