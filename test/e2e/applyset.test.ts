@@ -131,8 +131,12 @@ describe("an ApplySet kubectl made", () => {
     const list = await kptTs(["live", "list", "-n", ns]);
     expect(list.code, printed(list)).toBe(0);
     expect(lines(list)[1]).toMatch(new RegExp(`^${ns} +made-by-kubectl +ApplySet kubectl +2 +${ns} +- +-$`));
-    const remote = await kptTs(["live", "status", "--inv-type", "remote", "--inv-names", "made-by-kubectl"]);
+    const remote = await kptTs(["live", "status", "--inv-type", "remote", "--inv-names", "made-by-kubectl", "--namespaces", ns]);
     expect(lines(remote).sort()).toEqual([`made-by-kubectl/configmap/${ns}/k1 is Current: Resource is always ready`, `made-by-kubectl/configmap/${ns}/k2 is Current: Resource is always ready`]);
+    // Completion offers it for --inv-names too (`live __names inventory` is what the scripts run).
+    const names = await kptTs(["live", "__names", "inventory"]);
+    expect(names.code, printed(names)).toBe(0);
+    expect(names.stdout.split("\n")).toContain("made-by-kubectl");
 
     const strict = await kptTs(["live", "apply", "--applyset", "made-by-kubectl", "-n", ns, dir]);
     expect(strict.code, printed(strict)).toBe(1);
