@@ -158,6 +158,7 @@ export const applyFlags = {
   forceConflicts: bool("force-conflicts", "server-side apply: take over fields other managers own", D.forceConflicts),
   reconcileTimeoutMs: duration("--reconcile-timeout <duration>", "how long to wait for each wave to reconcile (e.g. 2m); 0 waits as long as it takes"),
   wait: bool("wait", "wait for each wave to reconcile and for pruned objects to be gone; --wait=false returns right after the writes and prunes (kpt#4599)", D.wait),
+  waitForJobs: bool("wait-for-jobs", "wait for every Job to complete (not only to start) and fail when one fails, as kpt-ts.dev/wait: complete does for one (docs/lifecycle.md)", D.waitForJobs),
   pruneTimeoutMs: duration("--prune-timeout <duration>", "how long to wait for pruned objects to be gone; 0 waits as long as it takes"),
   prunePropagationPolicy: propagation("prune-propagation-policy", "Background, Foreground or Orphan", "prune"),
   inventoryPolicy: inventoryPolicy("strict: touch only objects this inventory owns; adopt: also take unowned ones"),

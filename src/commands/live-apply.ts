@@ -18,6 +18,7 @@ export async function liveApply(pkgPath: string, f: FlagValues<typeof applyFlags
   // Everything but the engine's own options (engine/options.ts, keyed the same).
   const { rgFile, applySet, dryRun: dry, output, local, showStatusEvents, healthRules, yes, contexts, rollout, maxClustersAtOnce, allowAnyCluster, ...engine } = f;
   if (engine.forceConflicts && !engine.serverSide) throw new UsageError("--force-conflicts only applies with --server-side");
+  if (!engine.wait && engine.waitForJobs) throw new UsageError("--wait=false waits for nothing, so --wait-for-jobs has no effect: drop one of them");
   if (!engine.wait && (engine.reconcileTimeoutMs !== undefined || engine.pruneTimeoutMs !== undefined)) {
     throw new UsageError(`--wait=false waits for nothing, so --${engine.reconcileTimeoutMs !== undefined ? "reconcile" : "prune"}-timeout has no effect: drop one of them`);
   }

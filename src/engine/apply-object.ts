@@ -17,6 +17,8 @@ import { previewAfterMigration, previewMigratedLocally } from "../apply/ssa-migr
 import { storedForm } from "../apply/csa/stored-form.js";
 import { describeRetryLimit, type WebhookRetry } from "../apply/webhook-retry.js";
 import type { Writer } from "../apply/writer.js";
+import { immutableRefusal, replaceAdvice } from "../apply/immutable-fields.js";
+import { UPDATE_STRATEGY_ANNOTATION } from "../model/lifecycle-keys.js";
 import { needsMergeSchema, planStillHolds, replanObject, sameStoredObject, type ObjectPlanOptions } from "../plan/plan-object.js";
 
 export interface ApplyObjectContext extends ObjectPlanOptions {
@@ -62,7 +64,7 @@ function outcomeUnknown(err: unknown): boolean {
   return !(err instanceof ApiError) || err.status >= 500 || err.attempts > 1;
 }
 
-function describeApiError(err: unknown, verb: string, serverSide: boolean, source?: SourcePos, retry?: WebhookRetry): string {
+function describeApiError(err: unknown, verb: string, serverSide: boolean, source?: SourcePos, retry?: WebhookRetry, replaceOnImmutable = false): string {
   // kpt names the file relative to the package (its path annotation), wherever the package is.
   const file = source?.pkgFile ?? source?.file;
   const where = file ? ` "${file}"` : "";
@@ -72,6 +74,12 @@ function describeApiError(err: unknown, verb: string, serverSide: boolean, sourc
     }
     // The cache saw it a moment ago: someone deleted it while this run was applying it.
     if (err.status === 404 && verb === "patching" && !(err instanceof NotServedError)) return `error when ${verb}${where}: ${err.message} (it was deleted meanwhile, perhaps by another run of this package: apply again)`;
+    // An immutable field: the server's words are long (it dumps the whole value); name the field and the way out.
+    const immutable = immutableRefusal(err);
+    if (immutable) {
+      const advice = replaceOnImmutable ? `${immutable}, which the plan's dry run did not foresee: apply again to replace it` : replaceAdvice(immutable);
+      return `error when ${verb}${where}: ${err.reason}: ${advice}`;
+    }
     // The server's words (kpt prints them too), and for a 403 which permission to ask for.
     const advice =
       forbiddenAdvice(err) ??
@@ -111,6 +119,8 @@ export async function applyObject(ctx: ApplyObjectContext, planned: PlannedApply
       // Not knowing the live object, the preview would show a create that apply would not make.
       return { status: "Failed", error: `cannot read it, so the preview cannot tell what apply would do: ${planned.unreadable}${readAdvice(planned.unreadable)}` };
     }
+    // A preview of a replacement (docs/lifecycle.md): the object deleted, then created as the package has it.
+    if (planned.replace && live && ctx.dryRun !== "none") return replacePreview(planned, live);
     for (let attempt = 1; ; attempt++) {
       const p = await currentPlan(ctx, planned, live);
       const before = live ? { before: live } : {};
@@ -150,7 +160,7 @@ export async function applyObject(ctx: ApplyObjectContext, planned: PlannedApply
     // What the server cannot preview because this apply creates the object's namespace or kind first.
     const blocked = dryRun ? blockedByPackage(err, planned, ctx.packageObjects) : undefined;
     if (blocked) return { status: "Successful", operation: DONE[planned.operation], ...before, after: planned.object, note: blocked };
-    return { status: "Failed", error: describeApiError(err, live ? "patching" : "creating", planned.method === "server-side", source, retry), ...before, ...(outcomeUnknown(err) ? { mayExist: true } : {}) };
+    return { status: "Failed", error: describeApiError(err, live ? "patching" : "creating", planned.method === "server-side", source, retry, planned.object.metadata.annotations?.[UPDATE_STRATEGY_ANNOTATION] === "replace-on-immutable"), ...before, ...(outcomeUnknown(err) ? { mayExist: true } : {}) };
   }
 }
 
@@ -229,6 +239,11 @@ function blockedByPackage(err: unknown, p: PlannedApply, packageObjects: readonl
     if (crd) return `its CustomResourceDefinition ${crd.metadata.name} is created by this apply: shown as in the package, not previewed by the server`;
   }
   return undefined;
+}
+
+function replacePreview(p: PlannedApply, live: KubeObject): ApplyObjectResult {
+  const note = `replaced: ${p.replace} (${UPDATE_STRATEGY_ANNOTATION}: replace-on-immutable), so it is deleted and created again`;
+  return { status: "Successful", operation: "created", before: live, after: p.object, note };
 }
 
 /** For a read the server refused: which permission to ask for. */

@@ -5,7 +5,7 @@
 import { localPreviewNote } from "../apply/local-preview.js";
 import { webhookWaits } from "../apply/webhook-retry.js";
 import type { StepOf } from "../model/plan.js";
-import { refKey } from "../model/ref.js";
+import { refKey, type ObjRef } from "../model/ref.js";
 import { applyBlockedBy } from "../prune/dependency-gate.js";
 import { forEachLimited } from "../util/pool.js";
 import { applyObject } from "./apply-object.js";
@@ -16,6 +16,7 @@ export const applyStep: StepHandler<StepOf<"apply">> = {
   async run(step, ctx) {
     const { recorder, o, dry, state } = ctx;
     const emit = recorder.emit;
+    const notWaited = (r: ObjRef) => ctx.applies.get(refKey(r))?.wait?.until === "none";
     const waveCtx = { ...ctx.applyContext, webhookRetry: webhookWaits({ wave: step.wave, total: step.refs.length, timeoutMs: o.reconcileTimeoutMs, emit, signal: o.signal }) };
     await forEachLimited(
       step.refs,
@@ -25,8 +26,9 @@ export const applyStep: StepHandler<StepOf<"apply">> = {
         const p = ctx.applies.get(key)!;
         let result = state.appliedEarly.get(key);
         if (!result) {
-          const blocked = p.skip ?? applyBlockedBy(p.dependencies, recorder.tally, { dryRun: dry, noWait: !o.wait });
+          const blocked = p.skip ?? applyBlockedBy(p.dependencies, recorder.tally, { dryRun: dry, noWait: !o.wait, notWaited });
           if (blocked) return emit({ type: "apply", ref, status: "Skipped", error: blocked });
+          if (state.notReplaced.has(ref)) return emit({ type: "apply", ref, status: "Skipped", error: "its replacement failed: it was not deleted, so it is not created again" });
           result = await applyObject(waveCtx, p);
           if (result.after && !dry) ctx.cache.observe(result.after);
         }

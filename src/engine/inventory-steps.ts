@@ -6,7 +6,7 @@
 import { deleteClusterInventory, installResourceGroupCrd, inventoryUnchangedSince, writeClusterInventory } from "../inventory/cluster-inventory.js";
 import { formatBytes, inventoryBytes, inventoryFit, objectsThatFit } from "../inventory/inventory-size.js";
 import { nextInventory } from "../inventory/next-inventory.js";
-import type { ResourceStatusEntry } from "../inventory/resource-group.js";
+import { refsOfResourceGroup, type ResourceStatusEntry } from "../inventory/resource-group.js";
 import { CancelledError, ClusterError } from "../model/errors.js";
 import type { EngineEvent } from "../model/events.js";
 import { planChangesNothing, type StepOf } from "../model/plan.js";
@@ -74,14 +74,17 @@ export const inventoryDeleteStep: StepHandler<StepOf<"inventory-delete">> = {
   group: () => ({ action: "Inventory" }),
   afterInterrupt: () => true,
   async run(_step, ctx) {
-    const { info, stored, previous } = ctx.plan.inventory;
+    const { info } = ctx.plan.inventory;
+    // The stored one: the destroy's hooks may have been added to it (inventory-add).
+    const stored = ctx.state.stored;
     if (ctx.dry || !stored) return;
+    const listed = listedBeforeDestroy(ctx);
     const left = leftAfterDestroy(ctx);
     // Neither is cancellable, and both are guarded: an apply of the package meanwhile keeps its objects listed.
     if (left.length === 0) await deleteClusterInventory(ctx.cluster, info, { basedOn: stored });
     // Nothing was deleted (a user who may not delete, say): the stored list is already right,
     // and a write it may not make either must not hide the real failures behind its own.
-    else if (!new RefSet(left).equals(previous)) await writeClusterInventory(ctx.cluster, info, left, { basedOn: stored, onConflict: "merge" });
+    else if (!new RefSet(left).equals(listed)) await writeClusterInventory(ctx.cluster, info, left, { basedOn: stored, onConflict: "merge" });
   },
 };
 
@@ -93,13 +96,25 @@ export async function finalInventory(ctx: RunContext): Promise<ObjRef[]> {
   const applied = localRefs.filter((r) => tally.actuated(r) === "Successful");
   applied.push(...(await existing(ctx.cluster, state.mayExist)));
   const notApplied = localRefs.filter((r) => tally.actuated(r) !== "Successful");
-  return nextInventory({ previous: plan.inventory.previous, applied, notApplied, notDeleted: notDeleted(plan.deletes, tally, state.abandoned, o.wait), abandoned: state.abandoned });
+  // Hook objects that may exist stay listed (docs/lifecycle.md); those deleted or gone leave.
+  return new RefSet(nextInventory({ previous: plan.inventory.previous, applied, notApplied, notDeleted: notDeleted(plan.deletes, tally, state.abandoned, o.wait), abandoned: state.abandoned })).union(state.hooks).toArray();
 }
 
-/** What is left after a destroy: every object whose delete did not finish (kept listed), less those let go. */
+/**
+ * What is left after a destroy: every object whose delete did not finish (kept listed), and the
+ * hook objects that may exist, less those let go.
+ */
 export function leftAfterDestroy(ctx: RunContext): ObjRef[] {
   const abandoned = ctx.state.abandoned;
-  return nextInventory({ previous: ctx.plan.inventory.previous, applied: [], notApplied: [], notDeleted: notDeleted(ctx.plan.deletes, ctx.recorder.tally, abandoned, ctx.o.wait), abandoned });
+  const left = nextInventory({ previous: listedBeforeDestroy(ctx), applied: [], notApplied: [], notDeleted: notDeleted(ctx.plan.deletes, ctx.recorder.tally, abandoned, ctx.o.wait), abandoned });
+  return new RefSet(left).union(ctx.state.hooks).toArray();
+}
+
+/** What the inventory listed as the destroy began: a ResourceGroup the destroy's hooks were added to (inventory-add) lists them too. */
+function listedBeforeDestroy(ctx: RunContext): ObjRef[] {
+  const stored = ctx.state.stored;
+  const { previous, info } = ctx.plan.inventory;
+  return info.applySet || !stored || stored === ctx.plan.inventory.stored ? previous : refsOfResourceGroup(stored);
 }
 
 /** Those of `refs` that exist (or whose existence cannot be read): a lost answer hides whether a write happened. */

@@ -1,8 +1,8 @@
 // The one runner: performs a plan's steps in order, each by the handler of its type, as cli-utils'
 // task runner performs its solver's queue. It knows no step by name: a new kind of step is a type
 // in model/plan.ts's RunStep, a place in a planner's list, and a handler here. Around a step it
-// emits kpt's group events; once the run is interrupted it performs only the steps that keep the
-// inventory true, then stops the run.
+// emits kpt's group events; once the run is interrupted, or a step ended it (a failed pre-apply
+// hook), it performs only the steps that keep the inventory true, then stops the run.
 
 import { CancelledError } from "../model/errors.js";
 import type { RunStep } from "../model/plan.js";
@@ -14,6 +14,8 @@ import { deleteStep } from "./delete-step.js";
 import { installCrdStep, inventoryAddStep, inventoryDeleteStep, inventorySetStep } from "./inventory-steps.js";
 import type { RunContext, StepHandler, StepHandlers } from "./step-context.js";
 import { waitStep } from "./wait-step.js";
+import { hookApplyStep, hookWaitStep } from "./hook-steps.js";
+import { replaceStep } from "./replace-step.js";
 
 const HANDLERS: StepHandlers = {
   "install-crd": installCrdStep,
@@ -28,6 +30,9 @@ const HANDLERS: StepHandlers = {
   "applyset-add": applySetAddStep,
   "applyset-set": applySetSetStep,
   "applyset-delete": applySetDeleteStep,
+  "hook-apply": hookApplyStep,
+  "hook-wait": hookWaitStep,
+  replace: replaceStep,
 };
 
 const INTERRUPTED = {
@@ -41,7 +46,7 @@ export async function runSteps(ctx: RunContext): Promise<void> {
   let previousRan = true;
   for (const step of ctx.plan.steps) {
     const handler = HANDLERS[step.type] as StepHandler<RunStep>;
-    if (signal?.aborted && !handler.afterInterrupt?.(step, previousRan)) {
+    if ((signal?.aborted || ctx.state.stopped) && !handler.afterInterrupt?.(step, previousRan)) {
       previousRan = false;
       continue;
     }

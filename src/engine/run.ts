@@ -14,6 +14,8 @@ import { LAST_APPLIED_ANNOTATION, type Package } from "../model/kube-object.js";
 import { planChangesNothing, plannedObjects, type PlannedApply, type RunPlan } from "../model/plan.js";
 import { formatRefNs, refKey, RefSet } from "../model/ref.js";
 import { checkRemovalPatches } from "../plan/check-patches.js";
+import { checkImmutableUpdates } from "../plan/check-immutable.js";
+import { hooksOnlyForChanges } from "../plan/plan-steps.js";
 import { gatherApplyFacts, gatherDestroyFacts } from "../plan/gather.js";
 import { planApply } from "../plan/plan-apply.js";
 import { planDestroy } from "../plan/plan-destroy.js";
@@ -100,7 +102,16 @@ async function runPlan(command: Command, prepared: { plan: RunPlan; cache: LiveC
     dry,
     applyContext: { ...o, cluster, writer, cache, inventoryId: plan.inventory.info.id, schemaFor: schemaLookup(cluster), packageObjects: applies.map((a) => a.object) },
     explainer: new WaitExplainer(cluster, { signal: o.signal }),
-    state: { stored: plan.inventory.stored, appliedEarly: new Map(), written: new Map(), mayExist: [], abandoned: new RefSet() },
+    state: {
+      stored: plan.inventory.stored,
+      appliedEarly: new Map(),
+      written: new Map(),
+      mayExist: [],
+      abandoned: new RefSet(),
+      hooks: new RefSet(plan.command === "apply" ? (plan.keptHooks ?? []) : []),
+      failedPhases: new Set(),
+      notReplaced: new RefSet(),
+    },
   });
 }
 
@@ -125,7 +136,11 @@ async function prepare(command: Command, pkg: Package, cluster: Cluster, writer:
     return planned(cache, async () => planDestroy(facts, { ...o, dryRun }));
   }
   const { facts, cache } = await gatherApplyFacts(pkg, cluster, o);
-  return planned(cache, () => checkRemovalPatches(planApply(facts, { ...o, dryRun }), writer, o.signal));
+  return planned(cache, async () => {
+    const checked = await checkRemovalPatches(planApply(facts, { ...o, dryRun }), writer, o.signal);
+    // Hooks run only when the run changes something, which the checks may have settled otherwise.
+    return hooksOnlyForChanges(await checkImmutableUpdates(checked, writer, o));
+  });
 }
 
 async function planned(cache: LiveCache, make: () => Promise<RunPlan>): Promise<{ plan: RunPlan; cache: LiveCache }> {

@@ -44,6 +44,18 @@ export interface RunState {
   mayExist: ObjRef[];
   /** Objects let go (protection annotation): they leave the inventory. */
   abandoned: RefSet;
+  /** Hook objects that may exist (left by earlier runs, or created by this one and not deleted): the inventory keeps listing them. */
+  hooks: RefSet;
+  /** Phases with a hook that failed or timed out: their later hooks are skipped. */
+  failedPhases: Set<string>;
+  /** Objects whose replacement failed (still there): their wave does not apply them. */
+  notReplaced: RefSet;
+  /**
+   * Set by a step that ends the run (a failed pre-apply or pre-destroy hook), with why: as after
+   * an interrupt, only the steps that keep the inventory true still run; the run's failure is
+   * the step's own (exit 3), not an interrupt.
+   */
+  stopped?: string;
 }
 
 export interface StepHandler<S extends RunStep> {

@@ -2,7 +2,8 @@
 // (after deletes), at most the step's timeout. What was not written is not waited for: skipped,
 // or, for a delete that found its object gone already, successful at once.
 
-import type { StepOf } from "../model/plan.js";
+import type { PlannedApply, StepOf } from "../model/plan.js";
+import { RECONCILE_TIMEOUT_ANNOTATION } from "../model/lifecycle-keys.js";
 import { refKey } from "../model/ref.js";
 import { waitFor, type WaitTarget } from "../status/wait-for.js";
 import type { StepHandler } from "./step-context.js";
@@ -16,7 +17,7 @@ export const waitStep: StepHandler<StepOf<"wait">> = {
     const { recorder, o, state } = ctx;
     const emit = recorder.emit;
     const keys = new Set(step.refs.map(refKey));
-    const targets: WaitTarget[] = [...state.written.values()].filter((t) => keys.has(refKey(t.ref)));
+    const targets: WaitTarget[] = [...state.written.values()].filter((t) => keys.has(refKey(t.ref))).map((t) => (step.until === "Current" ? withObjectWait(t, ctx.applies.get(refKey(t.ref))) : t));
     const followed = new Set(targets.map((t) => refKey(t.ref)));
     for (const ref of step.refs) {
       if (followed.has(refKey(ref))) continue;
@@ -35,3 +36,14 @@ export const waitStep: StepHandler<StepOf<"wait">> = {
     });
   },
 };
+
+/** The object's own wait (docs/lifecycle.md): until a Job completes, at most its own timeout. */
+function withObjectWait(t: WaitTarget, p: PlannedApply | undefined): WaitTarget {
+  const w = p?.wait;
+  if (!w) return t;
+  return {
+    ...t,
+    ...(w.until === "complete" ? { complete: true } : {}),
+    ...(w.timeout ? { timeoutMs: w.timeout.ms, timeoutNote: `timed out after its own ${RECONCILE_TIMEOUT_ANNOTATION}: ${w.timeout.text}` } : {}),
+  };
+}

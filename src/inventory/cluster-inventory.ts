@@ -67,7 +67,14 @@ export async function installResourceGroupCrd(cluster: Cluster, opts: { timeoutM
     if (Date.now() > deadline) throw new ClusterError(`the ResourceGroup CRD did not become Established within ${Math.round((opts.timeoutMs ?? 60_000) / 1000)}s`);
     await sleep(100, undefined, { signal: opts.signal });
   }
-  cluster.resetDiscovery();
+  // Established comes a moment before discovery lists the kind (longer after the CRD was just
+  // deleted and created again): the run's next read of a ResourceGroup would say "not served".
+  for (;;) {
+    cluster.resetDiscovery();
+    if (await cluster.serves(RESOURCE_GROUP_API_VERSION, RESOURCE_GROUP_KIND)) break;
+    if (Date.now() > deadline) throw new ClusterError(`the ResourceGroup CRD is Established but the API server did not serve ${RESOURCE_GROUP_KIND}.${KPT_GROUP} within ${Math.round((opts.timeoutMs ?? 60_000) / 1000)}s`, { detail: "run the command again; if it persists, check the API server's logs" });
+    await sleep(100, undefined, { signal: opts.signal });
+  }
   return created;
 }
 

@@ -4,6 +4,7 @@
 
 import type { ObjRef } from "./ref.js";
 import type { InventoryInfo, KubeObject, PackageObject, SourcePos } from "./kube-object.js";
+import type { HookDeletePolicy, HookPhase } from "./lifecycle-keys.js";
 
 export type CsaPatchType = "strategic" | "merge";
 
@@ -99,6 +100,46 @@ export interface PlannedApply {
   wave: number;
   /** What it waits for: its depends-on objects, its Namespace, its CRD (package objects or prune candidates). */
   dependencies: ObjRef[];
+  /** How the run waits for it, when not as for the rest of its wave (docs/lifecycle.md). */
+  wait?: ObjectWait;
+  /**
+   * The server refuses the update (an immutable field changed) and the object says
+   * `kpt-ts.dev/update-strategy: replace-on-immutable`: it is deleted, then created again. Why:
+   * the server's words (`spec.template: Invalid value: ...: field is immutable`).
+   */
+  replace?: string;
+}
+
+/**
+ * An object's own wait (`kpt-ts.dev/wait`, `kpt-ts.dev/reconcile-timeout`, `--wait-for-jobs`):
+ * until it completes (a Job), not at all (nor does it hold its dependents), or at most its own timeout.
+ */
+export interface ObjectWait {
+  until?: "complete" | "none";
+  /** Its own timeout, and as written (`90s`), which the output names when it hits. */
+  timeout?: { ms: number; text: string };
+}
+
+/** A hook of the package (`kpt-ts.dev/hook`) in one phase of the run: created, waited for, deleted as its policy says. */
+export interface PlannedHook {
+  ref: ObjRef;
+  phase: HookPhase;
+  /** How it is created: a create of the object as the package has it (namespace assigned, owning-inventory annotation set). */
+  create: PlannedApply;
+  source: SourcePos;
+  /** The hook object an earlier run (or kpt, which applies hooks as plain objects) left: deleted before it is created again. */
+  live?: KubeObject;
+  /** Empty: kept until it runs again (`before-hook-creation`, the default). */
+  deletePolicy: HookDeletePolicy[];
+  weight: number;
+  /** Index into the phase's hook waves (by weight, then depends-on among the phase's hooks). */
+  wave: number;
+  /** A Job is waited for until it completes; any other kind until it is reconciled (`Current`). */
+  complete: boolean;
+  /** Its own timeout (`kpt-ts.dev/reconcile-timeout`); else the run's reconcile timeout. */
+  timeout?: { ms: number; text: string };
+  /** Why it may not be created (the object left in its place belongs to another inventory): the hook fails. */
+  refusal?: string;
 }
 
 export interface PlannedDelete {
@@ -185,7 +226,23 @@ export type RunStep =
   /** An ApplySet's parent after the run: exactly the scope of the members that may still exist. */
   | { type: "applyset-set" }
   /** Destroy's end for an ApplySet: delete its parent once no member may be left, else narrow it to theirs. */
-  | { type: "applyset-delete" };
+  | { type: "applyset-delete" }
+  /**
+   * Create the hooks of one wave of a phase (docs/lifecycle.md); a hook object left by an earlier
+   * run is deleted first, and waited for until it is gone. The inventory lists them already.
+   */
+  | { type: "hook-apply"; phase: HookPhase; wave: number; refs: ObjRef[] }
+  /**
+   * Wait until the wave's hooks complete (a Job) or are reconciled, each at most its own timeout
+   * or `timeoutMs`, then delete them as their policy says. A pre-apply or pre-destroy hook that
+   * fails ends the run before the package is touched.
+   */
+  | { type: "hook-wait"; phase: HookPhase; wave: number; refs: ObjRef[]; timeoutMs?: number }
+  /**
+   * Delete, in the foreground, objects whose update the server refuses (an immutable field), and
+   * wait until they are gone, at most `timeoutMs`: the wave's apply creates them again.
+   */
+  | { type: "replace"; wave: number; refs: ObjRef[]; timeoutMs?: number };
 
 export type StepOf<T extends RunStep["type"]> = Extract<RunStep, { type: T }>;
 
@@ -219,6 +276,10 @@ export interface ApplyPlan {
    * taken over from another tool.
    */
   initialParent?: ApplySetScope;
+  /** The hooks the run runs (pre-apply, post-apply), in order; none when the plan changes nothing. */
+  hooks?: PlannedHook[];
+  /** Hook objects earlier runs left that the inventory lists and that still exist: they stay listed while they exist. */
+  keptHooks?: ObjRef[];
 }
 
 export interface DestroyPlan {
@@ -228,6 +289,8 @@ export interface DestroyPlan {
   /** Everything the inventory lists that still exists (or cannot be read), in delete order. */
   deletes: PlannedDelete[];
   deleteWaves: ObjRef[][];
+  /** The hooks the run runs (pre-destroy, post-destroy), in order; none when it deletes nothing. */
+  hooks?: PlannedHook[];
 }
 
 export type RunPlan = ApplyPlan | DestroyPlan;

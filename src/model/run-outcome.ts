@@ -10,8 +10,8 @@ import { RunTally, type RunFailure } from "./run-tally.js";
 export interface RunOutcome {
   /**
    * What `kpt-ts live apply` (or `destroy`) would exit with: 0 success (skips included); 3 some
-   * object failed to apply, prune or delete, or failed or timed out reconciling (kpt's result
-   * code); and for a run stopped by `error`: 2 bad input (nothing written), 1 the run could not
+   * object failed to apply, prune or delete, or failed or timed out reconciling, or a hook or a
+   * replacement failed (kpt's result code; docs/lifecycle.md); and for a run stopped by `error`: 2 bad input (nothing written), 1 the run could not
    * proceed (cluster access, for example), 130 interrupted (its `signal` aborted).
    */
   exitCode: ExitCode;

@@ -10,6 +10,7 @@ import type { PackageIssue } from "../model/errors.js";
 import { refKey, refOf } from "../model/ref.js";
 import type { InventoryInfo, KubeObject, Package, PackageDocument, PackageObject, SourcePos } from "../model/kube-object.js";
 import { describeObject, isRecord, typeName, validateObject } from "./validate-object.js";
+import { hasLifecycleAnnotations, readLifecycle } from "./lifecycle-annotations.js";
 import { parseYamlDocuments, type ParsedYaml } from "./yaml-documents.js";
 import type { FieldPath } from "./yaml-documents.js";
 import { checkDnsLabel, checkDnsSubdomain, checkLabelValue } from "./names.js";
@@ -253,6 +254,10 @@ function classifyEntry(e: Entry, inRootPackage: boolean, fromStdin: boolean, fou
       message: `the object is ${(tooBig / 1024 / 1024).toFixed(1)} MiB as JSON; the API server refuses requests over 3 MiB: split it (a ConfigMap or Secret into several), or keep the data elsewhere`,
     });
     return;
+  }
+  // kpt-ts' lifecycle annotations (docs/lifecycle.md), checked before anything is sent.
+  if (hasLifecycleAnnotations(object)) {
+    for (const p of readLifecycle(object).problems) issues.push({ source: { file: e.file, line: e.lineOf(["metadata", "annotations", p.annotation]) ?? e.line }, ...(name ? { object: name } : {}), message: p.message });
   }
   if (object.metadata.labels?.[INVENTORY_ID_LABEL] !== undefined) found.labelled.push(e);
   found.objects.push({ object, source: { file: e.file, line: e.line, ...(e.pkgFile ? { pkgFile: e.pkgFile } : {}) }, lineOf: e.lineOf });

@@ -15,6 +15,12 @@ import { schemaKey, type ApplyFacts, type DestroyFacts, type InventoryFacts } fr
 import { needsMergeSchema } from "./plan-object.js";
 import { prepareObjects } from "./prepare-objects.js";
 import { refuseMissingNamespaces } from "./check-namespaces.js";
+import { lifecycleRules } from "../object/lifecycle-annotations.js";
+import { isHook } from "../model/lifecycle-keys.js";
+
+function isDestroyHook(obj: KubeObject): boolean {
+  return isHook(obj) && (lifecycleRules(obj).hook?.phases.some((p) => p === "pre-destroy" || p === "post-destroy") ?? false);
+}
 
 export interface GatherOptions {
   serverSide?: boolean;
@@ -83,11 +89,15 @@ export async function gatherApplyFacts(pkg: Package, cluster: Cluster, o: Gather
 
 export async function gatherDestroyFacts(pkg: Package, cluster: Cluster, o: GatherOptions = {}): Promise<Gathered<DestroyFacts>> {
   const inventory = pkg.inventory.applySet ? await applySetFacts(cluster, pkg.inventory, Promise.resolve(), listerOf(cluster), o.signal) : await readInventoryFacts(cluster, pkg.inventory, o.signal);
+  // Only a package with destroy hooks has objects a destroy creates (docs/lifecycle.md).
+  const hookObjects = pkg.objects.filter((po) => isDestroyHook(po.object));
+  const hooks = hookObjects.length ? await prepareObjects({ ...pkg, objects: hookObjects }, cluster, pkg.inventory) : [];
   const cache = new LiveCache(cluster, { pollPeriodMs: o.pollPeriodMs, signal: o.signal });
   try {
-    await cache.follow(inventory.previous);
+    const refs = new RefSet([...inventory.previous, ...hooks.map((po) => refOf(po.object))]);
+    await cache.follow(refs);
     if (o.signal?.aborted) throw new CancelledError("interrupted before anything was deleted");
-    return { facts: { inventory, ...snapshot(cache, inventory.previous) }, cache };
+    return { facts: { inventory, ...snapshot(cache, refs), ...(hooks.length ? { hooks } : {}) }, cache };
   } catch (err) {
     cache.close();
     throw err;

@@ -4,12 +4,14 @@
 // listed: the facts were read already (a kind that could not be read is the plan's own failure).
 // Pure; the `check-rights` step asks the server before the first write.
 
-import type { AccessRight, PlannedApply, PlannedDelete } from "../model/plan.js";
+import type { AccessRight, PlannedApply, PlannedDelete, PlannedHook } from "../model/plan.js";
 import type { ObjRef } from "../model/ref.js";
 
 export interface RightsInput {
   applies: readonly PlannedApply[];
   deletes: readonly PlannedDelete[];
+  /** The hooks the run runs (docs/lifecycle.md): each created, and deleted (an earlier run's, or by its policy). */
+  hooks?: readonly PlannedHook[];
   /** The ApplySet's parent: whether it exists already, whether the run changes it before the first apply, whether it deletes it (destroy). */
   parent?: { ref: ObjRef; exists: boolean; changed?: boolean; removed?: boolean };
 }
@@ -29,6 +31,10 @@ export function rightsNeeded(p: RightsInput): AccessRight[] {
   for (const d of p.deletes) {
     if (d.decision.action === "delete") add("delete", d.ref);
     else if (d.decision.abandon) add("patch", d.ref);
+  }
+  for (const h of p.hooks ?? []) {
+    add("create", h.ref);
+    add("delete", h.ref);
   }
   // The parent is written when objects are (its scope follows them), or when there is none yet.
   if (p.parent && (out.size > 0 || !p.parent.exists || p.parent.changed || p.parent.removed)) {

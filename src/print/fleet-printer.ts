@@ -120,7 +120,7 @@ export function resultCounts(r: ClusterResult): { applied: number; pruned: numbe
     applied: s.apply.successful,
     pruned: s.prune.successful,
     deleted: s.delete.successful,
-    failed: s.apply.failed + s.prune.failed + s.delete.failed + s.wait.failed + s.wait.timeout,
+    failed: s.apply.failed + s.prune.failed + s.delete.failed + s.wait.failed + s.wait.timeout + s.hook.failed + s.hook.timeout + s.replace.failed,
     reconciled: countFor(s, "Wait") > 0 ? s.wait.successful : 0,
   };
 }

@@ -5,6 +5,7 @@ import type { EngineEvent, RunStats } from "../model/events.js";
 import { formatRef } from "../model/ref.js";
 import type { ApplyPlan } from "../model/plan.js";
 import { absentInventoryLine } from "./absent-inventory.js";
+import { formatHookLine } from "./lifecycle-lines.js";
 import { githubAnnotation } from "./error-report.js";
 import { printEvents } from "./events-printer.js";
 import { printJson } from "./json-printer.js";
@@ -80,6 +81,9 @@ async function* withSideNotes(events: AsyncIterable<EngineEvent>, opts: PrintOpt
     }
     if (e.type === "apply" && e.status === "Failed" && e.source && opts.githubActions) {
       opts.stderr.write(`${githubAnnotation(e.source.file, e.source.line, `${formatRef(e.ref)} apply failed: ${e.error ?? ""}`, opts.githubActions.cwd)}\n`);
+    }
+    if (e.type === "hook" && (e.status === "Failed" || e.status === "Timeout") && e.source && opts.githubActions) {
+      opts.stderr.write(`${githubAnnotation(e.source.file, e.source.line, formatHookLine(e), opts.githubActions.cwd)}\n`);
     }
     yield e;
   }

@@ -74,6 +74,16 @@ export function updateProgress(s: ProgressState, e: EngineEvent, nowMs: number):
       }
       return;
     }
+    case "hook": {
+      // A hook's wait has no kpt group: creating a hook starts a wait in the view, its outcome ends that hook's.
+      if (e.action === "create" && e.status === "Successful" && !s.active) {
+        Object.assign(s, { active: true, goal: "reconcile", total: 0, timeoutMs: undefined, startedMs: nowMs });
+        s.objects.clear();
+      }
+      const o = s.objects.get(refKey(e.ref));
+      if (e.action === "wait" && o) o.outcome = e.status;
+      return;
+    }
     case "waiting":
       if (!s.active) return;
       s.total = e.total;

@@ -136,6 +136,12 @@ export function describeSteps(steps: readonly RunStep[]): string[] {
         return `applyset-add${s.scope ? ` ${s.scope.groupKinds.join(",")}${s.scope.namespaces.length ? ` +${s.scope.namespaces.join(",")}` : ""}` : ""}${s.namespace ? ` after ${name(s.namespace)}` : ""}`;
       case "check-rights":
         return `check-rights ${s.rights.map((r) => `${r.verb} ${r.kind}`).join(", ")}`;
+      case "hook-apply":
+        return `hook-apply ${s.phase} ${s.wave}: ${refs(s.refs)}`;
+      case "hook-wait":
+        return `hook-wait ${s.phase} ${s.wave}${s.timeoutMs ? ` ${s.timeoutMs}ms` : ""}: ${refs(s.refs)}`;
+      case "replace":
+        return `replace ${s.wave}: ${refs(s.refs)}`;
       default:
         return s.type;
     }
@@ -186,6 +192,10 @@ export function describeEvents(events: EngineEvent[]): string[] {
         return [`warning ${e.message}`];
       case "waiting":
         return [];
+      case "hook":
+        return [`hook ${e.phase} ${e.action} ${e.status} ${name(e.ref)}${e.message ? `: ${e.message}` : ""}${e.reasons?.length ? ` [${e.reasons.map((r) => r.message).join("; ")}]` : ""}`];
+      case "replace":
+        return [`replace ${e.status} ${name(e.ref)}: ${e.reason}${e.error ? `: ${e.error}` : ""}`];
     }
   });
 }

@@ -20,6 +20,8 @@ describe("runOutcome", () => {
         prune: { successful: 0, skipped: 0, failed: 0 },
         delete: { successful: 0, skipped: 0, failed: 0 },
         wait: { successful: 2, skipped: 0, failed: 0, timeout: 0 },
+        hook: { successful: 0, skipped: 0, failed: 0, timeout: 0 },
+        replace: { successful: 0, skipped: 0, failed: 0 },
       },
       failures: [],
     });
