@@ -182,6 +182,74 @@ describe("an ApplySet's runs", () => {
   });
 });
 
+describe("an ApplySet's hooks (docs/lifecycle.md)", () => {
+  const job = (name: string, hook: string, policy?: string): KubeObject => ({
+    apiVersion: "batch/v1",
+    kind: "Job",
+    metadata: { name, namespace: NS, annotations: { "kpt-ts.dev/hook": hook, ...(policy ? { "kpt-ts.dev/hook-delete-policy": policy } : {}) } },
+    spec: { backoffLimit: 0, template: { spec: { restartPolicy: "Never", containers: [{ name: "main", image: `${name}:1` }] } } },
+  });
+  const complete = { succeeded: 1, conditions: [{ type: "Complete", status: "True", reason: "CompletionsReached", message: "done" }] };
+  /** Each created Job completes a moment later, as the Job controller would. */
+  const jobs = (c: MemoryCluster) => c.onWrite({ kind: "Job", verb: "create" }, (j) => c.setStatus(refOf(j), complete), { delayMs: 5 });
+  const migrate = job("migrate", "pre-apply");
+  const smoke = job("smoke", "post-apply", "hook-succeeded");
+  const backup = job("backup", "pre-destroy");
+
+  it("the parent names the hooks' kinds before the first is created; a hook left behind is a member (labelled), one deleted is not", async () => {
+    const c = cluster();
+    jobs(c);
+    const r = await runApply(c, set(cm, migrate, smoke));
+    if (r.error) throw r.error;
+    expect(plannedSteps(r.events)).toEqual([
+      "check-rights create ConfigMap, create Job, delete Job, create Secret, update Secret",
+      "applyset-add ConfigMap,Job.batch",
+      "hook-apply pre-apply 0: Job/migrate",
+      "hook-wait pre-apply 0: Job/migrate",
+      "apply 0: ConfigMap/config",
+      "wait 0 Current: ConfigMap/config",
+      "hook-apply post-apply 0: Job/smoke",
+      "hook-wait post-apply 0: Job/smoke",
+      "applyset-set",
+    ]);
+    const writes = c.writes().map((w) => `${w.verb} ${w.ref.kind}/${w.ref.name}`);
+    expect(writes.indexOf("create Secret/web")).toBeLessThan(writes.indexOf("create Job/migrate"));
+    expect(labelOf(c, migrate)).toBe(SET.id);
+    expect(c.peek(refOf(smoke))).toBeUndefined();
+    expect(parentOf(c)!.metadata.annotations?.[APPLYSET_GROUP_KINDS_ANNOTATION]).toBe("ConfigMap,Job.batch");
+  });
+
+  it("a destroy's hook of a kind the parent does not name: the parent names it before the hook is created, and the destroy leaves neither", async () => {
+    const c = cluster();
+    jobs(c);
+    await runApply(c, set(cm, backup));
+    expect(parentOf(c)!.metadata.annotations?.[APPLYSET_GROUP_KINDS_ANNOTATION]).toBe("ConfigMap");
+    const created: (string | undefined)[] = [];
+    c.onWrite({ kind: "Job", verb: "create" }, (j) => void created.push(j.metadata.labels?.[APPLYSET_PART_OF_LABEL]));
+    const r = await runDestroy(c, set(cm, backup));
+    if (r.error) throw r.error;
+    expect(plannedSteps(r.events)).toEqual([
+      "check-rights delete ConfigMap, create Job, delete Job, update Secret, delete Secret",
+      "applyset-add ConfigMap,Job.batch",
+      "hook-apply pre-destroy 0: Job/backup",
+      "hook-wait pre-destroy 0: Job/backup",
+      "delete 0: ConfigMap/config",
+      "wait 0 NotFound: ConfigMap/config",
+      "applyset-delete",
+    ]);
+    expect(c.peek(refOf(cm))).toBeUndefined();
+    expect(describeEvents(r.events).filter((e) => e.startsWith("hook "))).toEqual([
+      "hook pre-destroy create Successful Job/backup",
+      "hook pre-destroy wait Successful Job/backup",
+      "hook pre-destroy delete Successful Job/backup: the destroy leaves nothing behind",
+    ]);
+    // The hook carried the label while it existed (an interrupted destroy finds it); the destroy leaves nothing, parent included.
+    expect(created).toEqual([SET.id]);
+    expect(c.peek(refOf(backup))).toBeUndefined();
+    expect(parentOf(c)).toBeUndefined();
+  });
+});
+
 describe("the run's lock", () => {
   const lease = (holder: string, renewedAgoMs: number): KubeObject => {
     const t = microTime(new Date(Date.now() - renewedAgoMs));
