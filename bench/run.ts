@@ -287,9 +287,12 @@ async function main(): Promise<void> {
     };
     if (resultsFile.current) await Promise.all([rm(resultsFile.current, { force: true }), rm(resultsFile.current.replace(/\.json$/, ".svg"), { force: true })]);
     resultsFile.current = await writeJson(join(BENCH, "results"), data);
-    const svg = drawChart(measurements, labels, `kpt-ts benchmark ${startedAt.toISOString().slice(0, 10)}: median seconds per phase against package size (log-log)`);
-    await writeFile(resultsFile.current.replace(/\.json$/, ".svg"), svg);
-    if (done && !opts.scaleOnly) await writeFile(join(REPO, "docs", "benchmark.svg"), svg);
+    // A scale-only run has no tool table to chart: no chart then (it would say "no measurements").
+    if (measurements.length) {
+      const svg = drawChart(measurements, labels, `kpt-ts benchmark ${startedAt.toISOString().slice(0, 10)}: median seconds per phase against package size (log-log)`);
+      await writeFile(resultsFile.current.replace(/\.json$/, ".svg"), svg);
+      if (done && !opts.scaleOnly) await writeFile(join(REPO, "docs", "benchmark.svg"), svg);
+    }
     return report;
   };
 
