@@ -6,6 +6,7 @@
 import { readFile, rm, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
+import { startKptTs } from "../helpers/background.js";
 import { writePackage } from "../helpers/fixtures.js";
 import { createNamespace, kpt, kptTs, kubectl, kubectlJson } from "../helpers/run.js";
 import { configMap, docs, getObject, lines, printed, service } from "../helpers/scenario.js";
@@ -116,6 +117,56 @@ describe("an ApplySet package (live init --inventory-kind applyset)", () => {
     const destroy = await kptTs(["live", "destroy", "--applyset", "configmaps/flagged", "-n", ns, dir]);
     expect(destroy.code, printed(destroy)).toBe(0);
     expect(await getObject("configmaps", "flagged", ns)).toBeUndefined();
+  });
+});
+
+describe("an ApplySet package's hooks (docs/lifecycle.md)", () => {
+  const job = (name: string, ns: string, hook: string) =>
+    `apiVersion: batch/v1\nkind: Job\nmetadata:\n  name: ${name}\n  namespace: ${ns}\n  annotations:\n    kpt-ts.dev/hook: ${hook}\nspec:\n  backoffLimit: 0\n  template:\n    spec:\n      restartPolicy: Never\n      containers:\n      - name: main\n        image: example.com/${name}:1\n`;
+
+  it("are members: labelled, their kind named by the parent before the first is created; the destroy's hook runs first and nothing is left", async () => {
+    const ns = await createNamespace("e2e-applyset-hooks");
+    const dir = await writePackage({ "objects.yaml": configMap("app", ns), "migrate.yaml": job("migrate", ns, "pre-apply"), "backup.yaml": job("backup", ns, "pre-destroy") });
+    expect((await kptTs(["live", "init", "--inventory-kind", "applyset", "--name", "hooked", dir])).code).toBe(0);
+
+    const apply = await kptTs(["live", "apply", dir]);
+    expect(apply.code, printed(apply)).toBe(0);
+    expect(apply.stdout).toContain("job.batch/migrate pre-apply hook completed");
+    const parent = (await getObject("secrets", "hooked", ns))!;
+    const id = parent.metadata.labels?.["applyset.kubernetes.io/id"];
+    expect(parent.metadata.annotations?.["applyset.kubernetes.io/contains-group-kinds"]).toBe("ConfigMap,Job.batch");
+    // The migration Job stays (its default policy) as a member, found by its label.
+    expect((await getObject("jobs.batch", "migrate", ns))?.metadata.labels?.[PART_OF]).toBe(id);
+
+    const destroy = await kptTs(["live", "destroy", dir]);
+    expect(destroy.code, printed(destroy)).toBe(0);
+    expect(lines(destroy)).toEqual(expect.arrayContaining(["job.batch/backup pre-destroy hook completed", "configmap/app deleted"]));
+    expect(lines(destroy).indexOf("job.batch/backup pre-destroy hook completed")).toBeLessThan(lines(destroy).indexOf("configmap/app deleted"));
+    expect(lines(destroy)).toContain("job.batch/migrate deleted");
+    expect(await getObject("secrets", "hooked", ns)).toBeUndefined();
+    expect((await kubectl(["get", "jobs", "-n", ns, "-o", "name"])).stdout).toBe("");
+  });
+
+  it("a first apply killed while its hook runs leaves the hook findable: the parent names its kind already, and destroy deletes it", async () => {
+    const ns = await createNamespace("e2e-applyset-hook-kill");
+    // A Job no node can run, for 600 s: the hook is still running when the run is killed.
+    const hanging = job("long-migration", ns, "pre-apply")
+      .replace(/(\nspec:\n)/, "$1  activeDeadlineSeconds: 600\n")
+      .replace(/(\n    spec:\n)/, '$1      nodeSelector: {kpt-ts.dev/no-such-node: "true"}\n');
+    const dir = await writePackage({ "objects.yaml": configMap("app", ns), "migrate.yaml": hanging });
+    expect((await kptTs(["live", "init", "--inventory-kind", "applyset", "--name", "hooked", dir])).code).toBe(0);
+    const run = startKptTs(["live", "apply", dir]);
+    await run.waitForOutput(/long-migration pre-apply hook created/);
+    run.kill(); // SIGKILL: nothing runs after it
+    await run.done;
+    const parent = (await getObject("secrets", "hooked", ns))!;
+    expect(parent.metadata.annotations?.["applyset.kubernetes.io/contains-group-kinds"]).toBe("ConfigMap,Job.batch");
+    expect((await getObject("jobs.batch", "long-migration", ns))?.metadata.labels?.[PART_OF]).toBe(parent.metadata.labels?.["applyset.kubernetes.io/id"]);
+    // The killed run's lock expires within the lease's 20 s.
+    const destroy = await kptTs(["live", "destroy", "--lock-timeout=1m", dir]);
+    expect(destroy.code, printed(destroy)).toBe(0);
+    expect(lines(destroy)).toContain("job.batch/long-migration deleted");
+    expect(await getObject("secrets", "hooked", ns)).toBeUndefined();
   });
 });
 
