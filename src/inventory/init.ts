@@ -15,7 +15,7 @@ import { yamlLib } from "../object/yaml-lib.js";
 import { findInitNamespace } from "./init-namespace.js";
 import type { Document } from "yaml";
 
-const DEFAULT_RG_FILE = "resourcegroup.yaml";
+export const DEFAULT_RG_FILE = "resourcegroup.yaml";
 
 export interface InitOptions {
   name?: string;
@@ -42,7 +42,7 @@ export interface FileWrite {
   mode: number;
 }
 
-type InitPlan =
+export type InitPlan =
   | { ok: true; namespace: string; name: string; inventoryId: string; writes: FileWrite[] }
   /** `namespace` is set when the failure came after it was chosen (kpt then prints "...failed"). */
   | { ok: false; namespace?: string; error: PackageError | UsageError };
@@ -116,7 +116,7 @@ export function planInit(files: readonly PackageFile[], opts: InitOptions): Init
 }
 
 /** kpt's resourcegroup.yaml, as kyaml (yaml.v3) prints it. */
-function formatResourceGroup(rg: { name: string; namespace: string; inventoryId: string }): string {
+export function formatResourceGroup(rg: { name: string; namespace: string; inventoryId: string }): string {
   return [
     `apiVersion: ${RESOURCE_GROUP_API_VERSION}`,
     "kind: ResourceGroup",
@@ -130,7 +130,7 @@ function formatResourceGroup(rg: { name: string; namespace: string; inventoryId:
 }
 
 /** `inventory-` and 8 random digits (cli-utils common.RandomStr). */
-function generateInventoryName(random: () => number): string {
+export function generateInventoryName(random: () => number): string {
   return `inventory-${String(Math.floor(random() * 1e8)).padStart(8, "0")}`;
 }
 

@@ -12,7 +12,7 @@ import { analyzePackage, contentsOf } from "./parse-package.js";
 import type { PackageParseCache, ParseCache } from "./parse-cache.js";
 import { parseYamlDocuments, restoreYamlDocuments } from "./yaml-documents.js";
 import type { PackageContents, PackageFile, PackageInput } from "./parse-package.js";
-import type { Package } from "../model/kube-object.js";
+import type { InventoryInfo, Package } from "../model/kube-object.js";
 
 interface ReadPackageOptions {
   /** Standard input (its bytes, or its text), read by the caller, when the path is "-". */
@@ -23,6 +23,8 @@ interface ReadPackageOptions {
   rgFile?: string;
   /** Where parsed files are kept between runs (the CLI's; a library caller may pass its own). */
   parseCache?: ParseCache;
+  /** `--applyset`: the inventory, for a package without one of its own (see PackageInput.givenInventory). */
+  inventory?: InventoryInfo;
 }
 
 /** Reads and checks a package that must have an inventory; throws one PackageError with every issue. */
@@ -37,6 +39,7 @@ async function readPackageInput(path: string, opts: ReadPackageOptions, requireI
       ? { path, fromStdin: true, files: [stdinFile(opts.stdin)] }
       : { path, fromStdin: false, files: await collectPackageFiles(path, opts.onWarning) };
   if (opts.rgFile !== undefined && !(await isPackageFile(path, input.files, opts.rgFile))) input.inventoryFile = await readInventoryFile(opts.rgFile);
+  if (opts.inventory) input.givenInventory = opts.inventory;
   if (opts.parseCache) await parseWithCache(input.files, opts.parseCache.open(path === "-" ? "-" : await realpath(path)));
   const analysis = analyzePackage(input, { requireInventory });
   for (const w of analysis.warnings) opts.onWarning?.(w);

@@ -42,6 +42,14 @@ export function formatStepLines(steps: readonly RunStep[], inventory: string): s
         return [`create the ${s.phase} hooks of wave ${s.wave + 1}: ${objects(s.refs)}`];
       case "hook-wait":
         return [`wait until the ${s.phase} hooks of wave ${s.wave + 1} complete${within(s.timeoutMs)}, then delete them as their policy says`];
+      case "check-rights":
+        return [`ask the server for the ${s.rights.length} ${s.rights.length === 1 ? "right" : "rights"} the writes need, before any write`];
+      case "applyset-add":
+        return s.scope ? [`${s.namespace ? `apply namespace ${s.namespace.name}, then ` : ""}store the ApplySet ${inventory} naming ${s.scope.groupKinds.length} ${s.scope.groupKinds.length === 1 ? "kind" : "kinds"} and ${s.scope.namespaces.length} ${s.scope.namespaces.length === 1 ? "namespace" : "namespaces"}, before any other write`] : [];
+      case "applyset-set":
+        return [`store the ApplySet ${inventory}: the kinds and namespaces of what exists now`];
+      case "applyset-delete":
+        return [`delete the ApplySet ${inventory} (kept, naming what is left, if anything stays)`];
       case "inventory-set":
         return [`store the inventory ${inventory}: what exists now, with its status`];
       case "inventory-delete":
