@@ -158,7 +158,8 @@ export function applySetInventory(o: { name: string; namespace: string; kind?: "
 export { runApply, runDestroy, readPackage, KubeCluster, followStatus };
 export type { InventoryInfo };
 export type { EngineOptions, Cluster, Package, FollowStatusOptions, RunPlan, ApplyPlan, DestroyPlan };
-export type { PlannedApply, PlannedDelete, PlannedOperation, PlannedHook, ObjectWait, RunStep } from "./model/plan.js";
+export type { PlannedApply, PlannedDelete, PlannedHook, ObjectWait, RunStep } from "./model/plan.js";
+export type { Operation, OperationCounts } from "./model/operation.js";
 export * from "./model/lifecycle-keys.js";
 export { countPlan, planChangesNothing } from "./model/plan.js";
 export type * from "./model/events.js";

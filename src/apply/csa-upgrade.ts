@@ -18,7 +18,7 @@ import { lastAppliedFields, managedFieldsOf, ownsLastApplied, type ManagedFields
 /** kubectl's client-side apply writes as this manager (kpt's and kpt-ts' too). */
 export const CSA_FIELD_MANAGER = "kubectl-client-side-apply";
 /** Owns the last-applied annotation once "kubectl" applies server-side (kubectl's choice of name). */
-export const LAST_APPLIED_FIELD_MANAGER = "kubectl-last-applied";
+const LAST_APPLIED_FIELD_MANAGER = "kubectl-last-applied";
 /** The only manager whose server-side applies the API server mirrors into the annotation. */
 const ANNOTATION_SYNCED_MANAGER = "kubectl";
 

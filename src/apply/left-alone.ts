@@ -19,7 +19,7 @@ export const IGNORE_FIELDS_ANNOTATION = "kpt-ts.dev/ignore-fields";
 export const CREATE_ONLY_ANNOTATION = "kpt-ts.dev/create-only";
 
 /** One step of a field path: a map key, or the items of a list whose field `field` is `value`. */
-export type PathStep = { key: string } | { field: string; value: string };
+type PathStep = { key: string } | { field: string; value: string };
 
 export interface FieldPath {
   /** As written in the annotation, for messages. */
@@ -186,7 +186,7 @@ function removePath(value: Json, steps: readonly PathStep[]): Json {
 }
 
 /** The fieldsV1 tree without what the paths name; empty maps left behind go too. */
-export function withoutOwnedFields(fields: Json, paths: readonly FieldPath[]): Json {
+function withoutOwnedFields(fields: Json, paths: readonly FieldPath[]): Json {
   let out = fields;
   for (const p of paths) out = removeOwned(out, p.steps) ?? {};
   return out;
@@ -225,7 +225,7 @@ function ownedKeyMatches(key: string, step: PathStep): boolean {
 }
 
 /** True when the fieldsV1 tree owns something a path names. */
-export function ownsAnyField(fields: Json, paths: readonly FieldPath[]): boolean {
+function ownsAnyField(fields: Json, paths: readonly FieldPath[]): boolean {
   return paths.some((p) => JSON.stringify(removeOwned(fields, p.steps) ?? {}) !== JSON.stringify(fields));
 }
 

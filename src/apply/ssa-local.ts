@@ -4,7 +4,7 @@
 // removed, fields others own stay, the package's values win; what the server alone knows
 // (other managers' claims on the same field, conflicts, defaulting, webhooks) is not seen.
 
-import type { KubeObject } from "../model/kube-object.js";
+import { isRecord, type KubeObject } from "../model/kube-object.js";
 import { applyMergePatch, applyStrategicPatch } from "./csa/apply-patch.js";
 import type { PatchSchema } from "./csa/patch-schema.js";
 import { createThreeWayMergePatch, createThreeWayStrategicPatch, isEmptyPatch } from "./csa/three-way-patch.js";
@@ -12,15 +12,11 @@ import { findItem } from "./ssa-noop.js";
 
 type Json = unknown;
 
-function isObj(v: Json): v is Record<string, Json> {
-  return typeof v === "object" && v !== null && !Array.isArray(v);
-}
-
 /** The part of `value` a fieldsV1 tree names (`f:` fields, `k:`/`v:`/`i:` list items). */
 export function projectFields(fields: Json, value: Json): Json {
-  const entries = isObj(fields) ? Object.entries(fields).filter(([k]) => k !== ".") : [];
+  const entries = isRecord(fields) ? Object.entries(fields).filter(([k]) => k !== ".") : [];
   if (entries.length === 0) return value;
-  if (isObj(value)) {
+  if (isRecord(value)) {
     // The value's own fields only, kept as entries: a fieldsV1 key the server sent as
     // `f:__proto__` or `f:constructor` reaches no inherited member.
     const out: [string, Json][] = [];
@@ -43,7 +39,7 @@ export function appliedByManager(live: KubeObject, fieldManager: string): Record
   const managed = Array.isArray(live.metadata.managedFields) ? (live.metadata.managedFields as Record<string, Json>[]) : [];
   const ours = managed.find((m) => m.manager === fieldManager && m.operation === "Apply");
   const projected = ours ? projectFields(ours.fieldsV1, live) : {};
-  return isObj(projected) ? projected : {};
+  return isRecord(projected) ? projected : {};
 }
 
 /** The object a server-side apply of `desired` would leave, computed locally. */

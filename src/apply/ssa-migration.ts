@@ -38,7 +38,7 @@ export function preparedManagedFields(live: KubeObject, fieldManager: string, re
  * The live object read whole, with the managedFields the migration (and the release of `release`)
  * would give it (undefined: nothing to change).
  */
-export async function readMigrated(cluster: Cluster, ref: ObjRef, fieldManager: string, release: readonly FieldPath[] = [], signal?: AbortSignal): Promise<KubeObject | undefined> {
+async function readMigrated(cluster: Cluster, ref: ObjRef, fieldManager: string, release: readonly FieldPath[] = [], signal?: AbortSignal): Promise<KubeObject | undefined> {
   const live = await cluster.get(ref, signal);
   const managedFields = live && preparedManagedFields(live, fieldManager, release, new Date());
   return live && managedFields ? withManagedFields(live, managedFields) : undefined;

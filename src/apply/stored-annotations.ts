@@ -11,7 +11,7 @@ import { lastAppliedValue } from "./csa/last-applied.js";
 export const MAX_ANNOTATIONS_BYTES = 256 * 1024;
 
 /** Keys and values in bytes, as the API server counts them (ValidateAnnotationsSize). */
-export function annotationBytes(annotations: Readonly<Record<string, string>> | undefined): number {
+function annotationBytes(annotations: Readonly<Record<string, string>> | undefined): number {
   let n = 0;
   for (const [k, v] of Object.entries(annotations ?? {})) n += Buffer.byteLength(k) + Buffer.byteLength(v);
   return n;

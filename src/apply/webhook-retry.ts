@@ -14,7 +14,7 @@ import { refKey, type ObjRef } from "../model/ref.js";
  * short enough that a webhook left behind by an uninstalled product fails the apply in minutes
  * instead of hanging it (--reconcile-timeout sets it).
  */
-export const WEBHOOK_RETRY_WITHOUT_TIMEOUT_MS = 120_000;
+const WEBHOOK_RETRY_WITHOUT_TIMEOUT_MS = 120_000;
 const FIRST_DELAY_MS = 500;
 const MAX_DELAY_MS = 8_000;
 
@@ -69,11 +69,11 @@ function briefDuration(ms: number): string {
 }
 
 /** The one line of what the object waits for: `admission webhook "x" not reachable yet (connection refused)`. */
-export function describeWebhookWait(err: WebhookUnavailableError): string {
+function describeWebhookWait(err: WebhookUnavailableError): string {
   return `admission webhook "${err.webhook}" not reachable yet (${err.why})`;
 }
 
-export interface WebhookWaitsOptions {
+interface WebhookWaitsOptions {
   wave: number;
   /** Objects in the wave, for the progress line's count. */
   total: number;

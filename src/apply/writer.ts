@@ -19,7 +19,7 @@ import type { FieldPath } from "./left-alone.js";
 import { preparedManagedFields } from "./ssa-migration.js";
 import { retryWhileWebhookUnavailable, type WebhookRetry } from "./webhook-retry.js";
 
-export interface WriterOptions {
+interface WriterOptions {
   dryRun?: boolean;
   /** Tries again while an admission webhook cannot be reached (never for a dry run). */
   retry?: WebhookRetry;

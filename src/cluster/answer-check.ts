@@ -4,6 +4,7 @@
 // the URL and what came back, never a crash deep inside the run.
 
 import { ClusterError } from "../model/errors.js";
+import { isRecord } from "../model/kube-object.js";
 
 /** The server's answer was not what Kubernetes sends. */
 export class MalformedAnswerError extends ClusterError {}
@@ -27,7 +28,7 @@ export function parseJsonAnswer(text: string, url: string): unknown {
 }
 
 /** `an HTML page`, `an empty body`, `"Unauthorized!"` (its first characters). */
-export function describeBody(text: string): string {
+function describeBody(text: string): string {
   const start = text.trimStart();
   if (start === "") return "an empty body";
   if (/^<(!doctype html|html|head|body)\b/i.test(start)) return "an HTML page";
@@ -43,26 +44,22 @@ export function describeValue(v: unknown): string {
   return typeof v === "object" ? "an object" : `a ${typeof v}`;
 }
 
-export function isObject(v: unknown): v is Record<string, any> {
-  return typeof v === "object" && v !== null && !Array.isArray(v);
-}
-
 /** A single object (GET, a write's answer): an object with metadata. */
 export function checkObjectAnswer<T>(v: unknown, url: string): T {
-  if (!isObject(v)) throw malformedAnswer(url, `expected an object, got ${describeValue(v)}`);
-  if (v.metadata !== undefined && !isObject(v.metadata)) throw malformedAnswer(url, `its metadata is ${describeValue(v.metadata)}, not an object`);
+  if (!isRecord(v)) throw malformedAnswer(url, `expected an object, got ${describeValue(v)}`);
+  if (v.metadata !== undefined && !isRecord(v.metadata)) throw malformedAnswer(url, `its metadata is ${describeValue(v.metadata)}, not an object`);
   return v as T;
 }
 
 /** A list page: `items` a list of objects (null or absent: none, as Go reads it). */
 export function checkListAnswer(v: unknown, url: string): { items: Record<string, any>[]; metadata: Record<string, any> } {
-  if (!isObject(v)) throw malformedAnswer(url, `expected a list, got ${describeValue(v)}`);
+  if (!isRecord(v)) throw malformedAnswer(url, `expected a list, got ${describeValue(v)}`);
   const items = v.items ?? [];
   if (!Array.isArray(items)) throw malformedAnswer(url, `its items are ${describeValue(items)}, not a list`);
   items.forEach((it: unknown, i: number) => {
-    if (!isObject(it) || !isObject(it.metadata)) throw malformedAnswer(url, `item ${i} is ${isObject(it) ? "an object without metadata" : describeValue(it)}, not a Kubernetes object`);
+    if (!isRecord(it) || !isRecord(it.metadata)) throw malformedAnswer(url, `item ${i} is ${isRecord(it) ? "an object without metadata" : describeValue(it)}, not a Kubernetes object`);
   });
   const metadata = v.metadata ?? {};
-  if (!isObject(metadata)) throw malformedAnswer(url, `its metadata is ${describeValue(metadata)}, not an object`);
+  if (!isRecord(metadata)) throw malformedAnswer(url, `its metadata is ${describeValue(metadata)}, not an object`);
   return { items, metadata };
 }

@@ -1,7 +1,7 @@
 // The API server's failures as typed values. Per-object failures become events; access
 // failures (401/403 on discovery, TLS, refused connections) end the run as ClusterError.
 
-export type ApiReason =
+type ApiReason =
   | "NotFound"
   | "AlreadyExists"
   | "Conflict"
@@ -19,14 +19,14 @@ export type ApiReason =
   | "UnsupportedMediaType"
   | "Unknown";
 
-export interface StatusCause {
+interface StatusCause {
   reason?: string;
   message?: string;
   field?: string;
 }
 
 /** What a metav1.Status names: the object a 404 did not find (`{ kind: "namespaces", name: "app" }`), say. */
-export interface StatusDetails {
+interface StatusDetails {
   name?: string;
   group?: string;
   kind?: string;
@@ -85,7 +85,7 @@ export class NotServedError extends ApiError {
 }
 
 /** See ApiError.tooLarge. */
-export function isTooLarge(status: number, message: string): boolean {
+function isTooLarge(status: number, message: string): boolean {
   return status === 413 || (status >= 500 && /request is too large|too large|exceeds the maximum|message larger than max/i.test(message));
 }
 

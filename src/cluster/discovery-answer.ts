@@ -4,7 +4,8 @@
 // belongs) is a clear error naming the URL. As Go's JSON reader does, a null where an object or
 // list belongs counts as empty: kubectl reads such an answer, so kpt-ts does too.
 
-import { describeValue, isObject, malformedAnswer, parseJsonAnswer } from "./answer-check.js";
+import { isRecord } from "../model/kube-object.js";
+import { describeValue, malformedAnswer, parseJsonAnswer } from "./answer-check.js";
 
 export type DiscoveryAnswer =
   /** Aggregated discovery: the groups, each with its versions and resources, checked. */
@@ -12,7 +13,7 @@ export type DiscoveryAnswer =
   /** The older index: what to walk version by version. */
   | { kind: "legacy"; index: Record<string, any> };
 
-export interface AggregatedGroup {
+interface AggregatedGroup {
   metadata?: { name?: string };
   versions?: { version: string; resources?: { resource: string; responseKind?: { kind?: string }; scope?: string; verbs?: string[] }[] }[];
 }
@@ -20,7 +21,7 @@ export interface AggregatedGroup {
 /** Parses and checks a discovery answer of `path` ("/api" or "/apis"), fetched from `url`. */
 export function readDiscoveryAnswer(body: string, url: string, path: "/api" | "/apis"): DiscoveryAnswer {
   const res = parseJsonAnswer(body, url);
-  if (!isObject(res)) throw malformedAnswer(url, `expected a discovery document, got ${describeValue(res)}`);
+  if (!isRecord(res)) throw malformedAnswer(url, `expected a discovery document, got ${describeValue(res)}`);
   if (res.kind === "APIGroupDiscoveryList") return { kind: "aggregated", groups: checkGroups(res.items, url) };
   const legacyKind = path === "/api" ? "APIVersions" : "APIGroupList";
   const legacyList = path === "/api" ? "versions" : "groups";
@@ -70,7 +71,7 @@ function expectList(v: unknown, url: string, at: string): any[] {
 }
 
 function expectObject(v: unknown, url: string, at: string): asserts v is Record<string, any> {
-  if (!isObject(v)) throw bad(url, at, v, "an object");
+  if (!isRecord(v)) throw bad(url, at, v, "an object");
 }
 
 function bad(url: string, at: string, v: unknown, expected: string) {

@@ -3,7 +3,7 @@
 // unchanged answer is a 304 with no payload); refreshed when a kind is missing, so CRDs applied
 // earlier in the same run become usable for later waves.
 
-import { isObject } from "./answer-check.js";
+import { isRecord } from "../model/kube-object.js";
 import type { HttpCache } from "./disk-cache.js";
 import { readDiscoveryAnswer, type DiscoveryAnswer } from "./discovery-answer.js";
 import type { Transport } from "./transport.js";
@@ -30,7 +30,7 @@ export interface UnavailableGroupVersion {
   error?: string;
 }
 
-export interface GroupVersionKind {
+interface GroupVersionKind {
   group: string;
   version: string;
   kind: string;
@@ -116,7 +116,7 @@ export class RestMapper {
     const groupVersions: { group: string; versions: string[] }[] =
       path === "/api"
         ? [{ group: "", versions: Array.isArray(index?.versions) ? index.versions.filter((v: unknown) => typeof v === "string") : ["v1"] }]
-        : (Array.isArray(index?.groups) ? index.groups.filter((g: unknown) => isObject(g) && typeof g.name === "string") : []).map((g: any) => ({
+        : (Array.isArray(index?.groups) ? index.groups.filter((g: unknown) => isRecord(g) && typeof g.name === "string") : []).map((g: any) => ({
             group: g.name,
             versions: [g.preferredVersion?.groupVersion, ...(Array.isArray(g.versions) ? g.versions : []).map((v: any) => v?.groupVersion)]
               .filter((gv: unknown) => typeof gv === "string" && gv !== "")
@@ -138,7 +138,7 @@ export class RestMapper {
             return {
               version,
               ...(error !== undefined ? { error } : {}),
-              resources: (Array.isArray(list?.resources) ? list.resources.filter((r: unknown) => isObject(r) && typeof r.name === "string") : []).map((r: any) => ({
+              resources: (Array.isArray(list?.resources) ? list.resources.filter((r: unknown) => isRecord(r) && typeof r.name === "string") : []).map((r: any) => ({
                 resource: r.name,
                 responseKind: { kind: r.kind },
                 scope: r.namespaced ? "Namespaced" : "Cluster",

@@ -18,7 +18,7 @@ export interface HttpCache {
   write(key: string, entry: CachedBody): Promise<void>;
 }
 
-export interface DiskCacheOptions {
+interface DiskCacheOptions {
   /** Told once when the directory may not be used (it belongs to someone else...): for `-v`. */
   onUnusable?: (message: string) => void;
 }

@@ -18,7 +18,7 @@ import { ClusterError } from "../model/errors.js";
 import type { Credentials, CredentialSource } from "./credential-source.js";
 import type { Entry } from "./kubeconfig-files.js";
 
-export interface ExecContext {
+interface ExecContext {
   /** Who the plugin serves, for messages: `user "x" (kubeconfig FILE)`. */
   owner: string;
   /** The cluster as the plugin may ask for it (provideClusterInfo). */
@@ -34,12 +34,12 @@ export interface ExecContext {
 }
 
 /** More than any ExecCredential holds: a plugin printing more is refused. */
-export const MAX_PLUGIN_OUTPUT_BYTES = 16 * 1024 * 1024;
+const MAX_PLUGIN_OUTPUT_BYTES = 16 * 1024 * 1024;
 
 const API_VERSIONS = ["client.authentication.k8s.io/v1", "client.authentication.k8s.io/v1beta1"];
 
 /** How long before its expiry a credential is replaced: a tenth of its life, between 0.5 s and 60 s. */
-export function refreshMargin(lifetimeMs: number): number {
+function refreshMargin(lifetimeMs: number): number {
   return Math.min(60_000, Math.max(500, lifetimeMs / 10));
 }
 

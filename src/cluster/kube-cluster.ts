@@ -4,14 +4,14 @@
 import { setMaxListeners } from "node:events";
 import { ClusterError } from "../model/errors.js";
 import { groupOf, type ObjRef } from "../model/ref.js";
-import type { KubeObject } from "../model/kube-object.js";
+import { isRecord, type KubeObject } from "../model/kube-object.js";
 import { KPT_GROUP, RESOURCE_GROUP_KIND, RESOURCE_GROUP_VERSION } from "../model/inventory-keys.js";
 import { ApiError, apiErrorFrom, briefApiError, NotServedError } from "./api-error.js";
 import { RestMapper, type ResourceMapping } from "./discovery.js";
 import { diskCacheFor, type HttpCache } from "./disk-cache.js";
 import { loadConnection, type KubeconfigOptions } from "./kubeconfig.js";
 import { withoutDescriptions } from "./openapi-slim.js";
-import { checkListAnswer, checkObjectAnswer, isObject, malformedAnswer, parseJsonAnswer } from "./answer-check.js";
+import { checkListAnswer, checkObjectAnswer, malformedAnswer, parseJsonAnswer } from "./answer-check.js";
 import { answerLines, readAnswer, Transport } from "./transport.js";
 import { apiServiceOf, availabilityOf, unavailableGroupMessage, type UnavailableApi } from "./unavailable-apis.js";
 import { WatchExpiredError, type Cluster, type DeleteOptions, type ListResult, type PatchType, type Scope, type WatchEvent, type WatchQuery, type WriteOptions } from "./types.js";
@@ -51,8 +51,6 @@ export class KubeCluster implements Cluster {
   private readonly openapiDocs = new Map<string, Promise<unknown | undefined>>();
   private openapiIndex?: Promise<Record<string, string>>;
   private readonly cache?: HttpCache;
-  /** The run's cancellation (KubeconfigOptions.signal): discovery's requests end with it. */
-  private readonly signal?: AbortSignal;
 
   constructor(opts: KubeClusterOptions = {}) {
     const conn = loadConnection(opts);
@@ -63,7 +61,6 @@ export class KubeCluster implements Cluster {
     this.context = conn.contextName;
     this.transport = new Transport(conn, opts.maxSockets ?? 64, opts.userAgent ?? "kpt-ts");
     this.cache = opts.httpCache === false ? undefined : diskCacheFor(conn.server, process.env, typeof opts.httpCache === "string" ? opts.httpCache : undefined, opts.onNote ? { onUnusable: opts.onNote } : {});
-    this.signal = opts.signal;
     // The run's one signal is watched by every lookup waiting for discovery and every request: many at once, by design.
     if (opts.signal) setMaxListeners(0, opts.signal);
     this.mapper = new RestMapper(this.transport, this.cache, opts.signal);
@@ -270,12 +267,13 @@ export class KubeCluster implements Cluster {
       for await (const line of answerLines(res, url)) {
         if (!line.trim()) continue;
         const ev = parseJsonAnswer(line, url) as { type?: unknown; object?: any };
-        if (!isObject(ev) || !isObject(ev.object)) throw malformedAnswer(url, "a watch event that is not an object with an object");
+        if (!isRecord(ev) || !isRecord(ev.object)) throw malformedAnswer(url, "a watch event that is not an object with an object");
         if (ev.type === "ERROR") {
-          if (ev.object?.code === 410) throw new WatchExpiredError(ev.object?.message ?? "watch expired");
-          throw apiErrorFrom(ev.object?.code ?? 500, JSON.stringify(ev.object), `watch ${q.kind}`);
+          const status = ev.object as { code?: number; message?: string };
+          if (status.code === 410) throw new WatchExpiredError(status.message ?? "watch expired");
+          throw apiErrorFrom(status.code ?? 500, JSON.stringify(status), `watch ${q.kind}`);
         }
-        if (!WATCH_TYPES.has(ev.type as string) || !isObject(ev.object.metadata)) throw malformedAnswer(url, `a watch event of type ${JSON.stringify(ev.type)}${isObject(ev.object.metadata) ? "" : " without metadata"}`);
+        if (!WATCH_TYPES.has(ev.type as string) || !isRecord(ev.object.metadata)) throw malformedAnswer(url, `a watch event of type ${JSON.stringify(ev.type)}${isRecord(ev.object.metadata) ? "" : " without metadata"}`);
         yield { type: ev.type as WatchEvent["type"], object: { apiVersion, kind: m.kind, ...ev.object } as KubeObject };
       }
     } catch (err) {

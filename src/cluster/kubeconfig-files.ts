@@ -12,7 +12,7 @@ import { ClusterError } from "../model/errors.js";
 
 export type Entry = Record<string, any>;
 
-export interface MergedKubeconfig {
+interface MergedKubeconfig {
   clusters: Map<string, Entry>;
   users: Map<string, Entry>;
   contexts: Map<string, Entry>;
@@ -24,7 +24,7 @@ export interface MergedKubeconfig {
 }
 
 /** Where kubectl looks: --kubeconfig, else each file of $KUBECONFIG, else ~/.kube/config. */
-export function kubeconfigPaths(explicit: string | undefined, env: NodeJS.ProcessEnv): { paths: string[]; explicit: boolean } {
+function kubeconfigPaths(explicit: string | undefined, env: NodeJS.ProcessEnv): { paths: string[]; explicit: boolean } {
   if (explicit) return { paths: [explicit], explicit: true };
   const list = env.KUBECONFIG;
   if (list) return { paths: [...new Set(list.split(delimiter).filter(Boolean))], explicit: false };

@@ -43,7 +43,7 @@ export interface KubeconfigOptions {
   signal?: AbortSignal;
 }
 
-export interface Impersonation {
+interface Impersonation {
   user?: string;
   uid?: string;
   groups: string[];
@@ -73,7 +73,7 @@ export interface ClusterConnection {
   env: NodeJS.ProcessEnv;
 }
 
-export const SERVICE_ACCOUNT_DIR = "/var/run/secrets/kubernetes.io/serviceaccount";
+const SERVICE_ACCOUNT_DIR = "/var/run/secrets/kubernetes.io/serviceaccount";
 
 const b64 = (s: unknown) => (typeof s === "string" && s ? Buffer.from(s, "base64") : undefined);
 const str = (v: unknown) => (typeof v === "string" && v ? v : undefined);

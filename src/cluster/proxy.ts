@@ -117,7 +117,7 @@ function inCidr(ip: string, cidr: string): boolean {
   return true;
 }
 
-export interface TunnelOptions {
+interface TunnelOptions {
   /** CA bundle to verify an https:// proxy with (Go uses the client's TLS settings for it). */
   ca?: Buffer;
   timeoutMs?: number;

@@ -21,7 +21,7 @@ export type Outcome =
   /** An HTTP error answer. */
   | { kind: "http"; status: number; retryAfterSeconds?: number; tooLarge?: boolean; webhookUnavailable?: boolean };
 
-export interface RetryLimits {
+interface RetryLimits {
   /** Tries in all for failures (network errors, 5xx), the first included. */
   attempts: number;
   /** Tries in all for network errors while the server has not answered once in this run. */

@@ -18,7 +18,7 @@ import type { ClusterConnection } from "./kubeconfig.js";
 import { openTunnel, parseProxyUrl, proxyFromEnvironment } from "./proxy.js";
 import { isIdempotent, retryDelayMs } from "./retry-policy.js";
 
-export interface RequestOptions {
+interface RequestOptions {
   query?: Record<string, string | number | boolean | undefined>;
   body?: unknown;
   contentType?: string;
@@ -38,7 +38,7 @@ export interface CachedBody {
   body: string;
 }
 
-export interface TransportStats {
+interface TransportStats {
   requests: number;
   retries: number;
   throttled: number;
@@ -48,7 +48,7 @@ export interface TransportStats {
 }
 
 /** A response whose body is already decompressed. */
-export interface Response {
+interface Response {
   statusCode: number;
   headers: IncomingHttpHeaders;
   body: Readable;
@@ -58,18 +58,18 @@ export interface Response {
 }
 
 /** --request-timeout ran out: not retried (kubectl gives up on the request). */
-export class RequestTimeoutError extends ClusterError {}
+class RequestTimeoutError extends ClusterError {}
 
 /**
  * The largest answer read (after decompression): no real one comes near it (a list page is 500
  * objects of at most 1.5 MiB each in etcd, and real ones are a few MiB), and Node could not hold
  * a much larger text anyway. Above it the request fails (exit 1) with memory bounded.
  */
-export const MAX_ANSWER_BYTES = 256 * 1024 * 1024;
+const MAX_ANSWER_BYTES = 256 * 1024 * 1024;
 
 /** kubectl's (Go's net/http) limits on opening a connection: 30 s to connect, then 10 s for the TLS handshake. */
-export const CONNECT_TIMEOUT_MS = 30_000;
-export const TLS_HANDSHAKE_TIMEOUT_MS = 10_000;
+const CONNECT_TIMEOUT_MS = 30_000;
+const TLS_HANDSHAKE_TIMEOUT_MS = 10_000;
 
 export class Transport {
   readonly stats: TransportStats = { requests: 0, retries: 0, throttled: 0, wireBytes: 0, bodyBytes: 0 };
@@ -359,7 +359,7 @@ export function readAnswer(res: Response, url: string, limit = MAX_ANSWER_BYTES)
 }
 
 /** The largest watch event (one object and its framing): objects are at most 3 MiB as the API server takes them. */
-export const MAX_WATCH_EVENT_BYTES = 64 * 1024 * 1024;
+const MAX_WATCH_EVENT_BYTES = 64 * 1024 * 1024;
 
 /** A streamed answer (a watch) line by line, each line at most `limit` bytes (else AnswerTooLargeError). */
 export async function* answerLines(res: Response, url: string, limit = MAX_WATCH_EVENT_BYTES): AsyncIterable<string> {
@@ -386,7 +386,7 @@ export async function* answerLines(res: Response, url: string, limit = MAX_WATCH
   if (size > 0) yield Buffer.concat(parts).toString("utf8");
 }
 
-export function answerTooLarge(url: string, limit: number, compressed: boolean): AnswerTooLargeError {
+function answerTooLarge(url: string, limit: number, compressed: boolean): AnswerTooLargeError {
   const mib = Math.round(limit / 1024 / 1024);
   return new AnswerTooLargeError(`the answer of ${url} is larger than ${mib} MiB${compressed ? " once decompressed" : ""}, more than any Kubernetes API server sends: the request was stopped`, {
     detail: "Check that the server in your kubeconfig is a Kubernetes API server, not a proxy or something else in front of one.",
@@ -431,7 +431,7 @@ function limitHandshake(socket: Socket, phase: boolean | "connect-only"): void {
   socket.once("close", done);
 }
 
-export function connectionError(err: Error, server: string, attempts = 1): ClusterError & { attempts: number } {
+function connectionError(err: Error, server: string, attempts = 1): ClusterError & { attempts: number } {
   const code = (err as NodeJS.ErrnoException).code ?? "";
   const hints: Record<string, string> = {
     ECONNREFUSED: "nothing listens there: is the cluster running, and is this the right server in your kubeconfig?",

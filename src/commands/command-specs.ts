@@ -18,7 +18,7 @@ type EngineFlags = { [K in keyof EngineOptions]?: FlagSpec<EngineOptions[K]> };
  * the kubeconfig; --server, --token and --certificate-authority work with no kubeconfig at all).
  * kpt's live commands accept every one of them.
  */
-export const connectionFlags = {
+const connectionFlags = {
   kubeconfig: completing("file", optionalText("--kubeconfig <path>", "path to the kubeconfig file (default: $KUBECONFIG, else ~/.kube/config)")),
   context: completing("context", optionalText("--context <name>", "the kubeconfig context to use")),
   cluster: optionalText("--cluster <name>", "the kubeconfig cluster to use (instead of the context's)"),

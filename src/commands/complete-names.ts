@@ -13,8 +13,7 @@ import type { GlobalFlags } from "./command-specs.js";
 import type { CommandIO } from "./io.js";
 import { openCluster } from "./open-cluster.js";
 
-export const NAME_KINDS = ["context", "namespace", "inventory"] as const;
-export type NameKind = (typeof NAME_KINDS)[number];
+const NAME_KINDS = ["context", "namespace", "inventory"] as const;
 
 /** A TAB waits no longer than this for the server, unless --request-timeout says otherwise. */
 const COMPLETION_TIMEOUT_MS = 5000;

@@ -4,14 +4,14 @@
 
 import type { EngineOptions } from "../engine/options.js";
 import type { RunPlan } from "../model/plan.js";
-import { confirmMode, deletesToConfirm } from "../confirm/confirm-policy.js";
+import { confirmMode, deletesToConfirm } from "../diff/confirm-policy.js";
 import { planChanges } from "../diff/change-set.js";
 import { CancelledError } from "../model/errors.js";
 import type { Package } from "../model/kube-object.js";
 import { askToProceed } from "../print/confirm-prompt.js";
 import type { CommandIO } from "./io.js";
 
-export interface ConfirmDeletesOptions {
+interface ConfirmDeletesOptions {
   yes: boolean;
   dryRun: boolean;
   output: "events" | "table" | "json" | "markdown";

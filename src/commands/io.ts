@@ -46,7 +46,7 @@ export async function readStdin(io: CommandIO, limit = MAX_PACKAGE_FILE_BYTES): 
   return Buffer.concat(chunks, size);
 }
 
-export async function packageText(path: string, io: CommandIO): Promise<Buffer | undefined> {
+async function packageText(path: string, io: CommandIO): Promise<Buffer | undefined> {
   return path === "-" ? readStdin(io) : undefined;
 }
 

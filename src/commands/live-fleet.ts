@@ -28,7 +28,7 @@ import { confirmHook } from "./confirm-deletes.js";
 import { colorFor, type CommandIO } from "./io.js";
 import { clusterOptions, runSockets } from "./open-cluster.js";
 
-export interface FleetFlags {
+interface FleetFlags {
   contexts?: string[];
   rollout?: string;
   maxClustersAtOnce?: number;
@@ -55,7 +55,7 @@ export function planFleetRun(f: FleetFlags, g: GlobalFlags, io: CommandIO, concu
   return planFleet({ ...(f.contexts?.length ? { clusters: f.contexts } : {}), ...(rollout ? { rollout } : {}) }, clusterOptions(g, { maxSockets: runSockets(concurrency), io }));
 }
 
-export interface FleetRunFlags extends FleetFlags {
+interface FleetRunFlags extends FleetFlags {
   output: "events" | "table" | "json";
   showStatusEvents: boolean;
   yes: boolean;
@@ -100,13 +100,13 @@ export async function runFleetCommand(command: "apply" | "destroy", pkg: Package
 }
 
 /** `2 of 3 clusters did not succeed: b (exit 1), c (not run)`. */
-export function fleetFailure(results: readonly ClusterResult[], what: string): string {
+function fleetFailure(results: readonly ClusterResult[], what: string): string {
   const bad = results.filter((r) => r.outcome !== "succeeded");
   const named = bad.map((r) => `${r.cluster} (${r.outcome === "not-run" ? "not run" : `exit ${r.exitCode}`})`);
   return `${what} did not succeed on ${bad.length} of ${results.length} clusters: ${formatNames(named)}`;
 }
 
-export interface FleetPreviewOptions {
+interface FleetPreviewOptions {
   output: DiffOutput;
   /** The heading: the command. */
   title: string;

@@ -9,7 +9,7 @@ import { planInit } from "../inventory/init.js";
 import { planApplySetInit } from "../inventory/init-applyset.js";
 import { readPackageFiles } from "../object/read-package.js";
 
-export interface LiveInitOptions {
+interface LiveInitOptions {
   dir: string;
   /** `--inventory-kind applyset`: write applyset.yaml (an ApplySet with this parent kind) instead of a ResourceGroup. */
   applySet?: { parentKind: "Secret" | "ConfigMap" };

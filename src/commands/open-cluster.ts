@@ -60,7 +60,7 @@ export function runSockets(concurrency: number | undefined): number {
 }
 
 /** A cluster opened before the package is read; `use()` hands it over (or throws its configuration error). */
-export interface EarlyCluster {
+interface EarlyCluster {
   use(): KubeCluster;
   close(): void;
 }

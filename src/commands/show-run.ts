@@ -10,7 +10,7 @@ import { wantsProgressView } from "../print/progress-view.js";
 import type { GlobalFlags } from "./command-specs.js";
 import { colorFor, type CommandIO } from "./io.js";
 
-export interface ShowRunOptions {
+interface ShowRunOptions {
   command: "apply" | "destroy";
   output: "events" | "table" | "json";
   showStatusEvents: boolean;

@@ -4,16 +4,15 @@
 // diff`, `live apply --dry-run --output markdown` and the confirmation before deleting all read
 // it this way; nothing here decides anything again. Pure: events in, change set out.
 
-import type { ApplyOperation, EngineEvent } from "../model/events.js";
+import type { EngineEvent } from "../model/events.js";
 import type { KubeObject, SourcePos } from "../model/kube-object.js";
-import type { PlannedApply, PlannedDelete, PlannedOperation, RunPlan } from "../model/plan.js";
+import { countOperations, type Operation } from "../model/operation.js";
+import type { PlannedApply, PlannedDelete, RunPlan, RunStep } from "../model/plan.js";
 import { compareRefs, refKey, type ObjRef } from "../model/ref.js";
 import { UPDATE_STRATEGY_ANNOTATION, type HookPhase } from "../model/lifecycle-keys.js";
+import { operationOf } from "../model/run-tally.js";
 import { maskSecretPair } from "./mask-secrets.js";
 import { jsonEqual, normalizeForDiff } from "./normalize.js";
-
-/** `replace`: deleted, then created again (an immutable field changed, docs/lifecycle.md). */
-export type ChangeOperation = "create" | "update" | "replace" | "delete" | "noop";
 
 /** A hook the apply would run (docs/lifecycle.md), in its place among the steps: its phase and wave. */
 export interface HookChange {
@@ -28,7 +27,8 @@ export interface HookChange {
 
 export interface Change {
   ref: ObjRef;
-  operation: ChangeOperation;
+  /** What apply does to it (never `skip`: a skipped change keeps its operation and says why in `skip`). */
+  operation: Exclude<Operation, "skip">;
   /** Set when apply will leave the object alone: why (protection annotation, inventory policy, namespace in use...). */
   skip?: string;
   /** The server refused the dry run: the next apply would fail for this object. */
@@ -48,6 +48,8 @@ export interface ChangeSet {
   changes: Change[];
   /** The run's order: apply waves, then delete waves (from the plan), when known. */
   waves?: { apply: ObjRef[][]; delete: ObjRef[][] };
+  /** What the run itself would do, in order, from the dry run's plan (`realSteps`). */
+  steps?: RunStep[];
   /** The hooks the run would run, in order (pre-apply before the first apply wave, post-apply after the last prune wave); absent: none. */
   hooks?: HookChange[];
   /** Set when some objects were previewed locally, not by the server: the one line saying so, why, and what it cannot see. */
@@ -57,13 +59,10 @@ export interface ChangeSet {
 /** An update whose diff is empty: what it writes is what diffs leave out. */
 const BOOKKEEPING_ONLY = "only what a diff leaves out changes (the last-applied-configuration annotation, or the fields server-side apply records as owned)";
 
-const PLANNED: Record<PlannedOperation, ChangeOperation> = { create: "create", update: "update", unchanged: "noop" };
-
 /** Why an object is replaced, as the preview says it. */
 function replaceNote(why: string): string {
   return `${why}: deleted, then created again (${UPDATE_STRATEGY_ANNOTATION}: replace-on-immutable)`;
 }
-const DONE: Record<ApplyOperation, ChangeOperation> = { created: "create", configured: "update", unchanged: "noop" };
 
 /** What the plan alone says of each object: its operation, or why the run leaves it alone. In kapp's order. */
 export function planChanges(plan: RunPlan): Change[] {
@@ -72,7 +71,7 @@ export function planChanges(plan: RunPlan): Change[] {
       ? plan.applies.map((p): Change => {
           if (p.replace && !p.skip) return { ref: p.ref, operation: "replace", note: replaceNote(p.replace) };
           const note = planNote(p);
-          return { ref: p.ref, operation: PLANNED[p.operation], ...(p.skip ? { skip: p.skip } : {}), ...(note ? { note } : {}) };
+          return { ref: p.ref, operation: p.operation, ...(p.skip ? { skip: p.skip } : {}), ...(note ? { note } : {}) };
         })
       : [];
   return [...applies, ...plan.deletes.map(deleteChange)].sort(compareChanges);
@@ -118,6 +117,7 @@ export function changeSetOf(events: Iterable<EngineEvent>, o: { local?: string }
         },
         changes,
         waves: { apply: plan.command === "apply" ? plan.applyWaves : [], delete: plan.deleteWaves },
+        ...(plan.realSteps ? { steps: plan.realSteps } : {}),
         ...(o.local ? { local: o.local } : {}),
         ...(plan.hooks?.length ? { hooks: plan.hooks.map((h): HookChange => ({ phase: h.phase, wave: h.wave, ref: h.ref, operation: h.live ? "recreate" : "create", ...(h.refusal ? { error: h.refusal } : {}) })) } : {}),
       };
@@ -137,7 +137,8 @@ export function changeSetOf(events: Iterable<EngineEvent>, o: { local?: string }
       else if (e.status === "Skipped") Object.assign(c, e.error ? { skip: e.error } : {});
       else if (c.operation === "replace") Object.assign(c, masked(e.before, e.after ?? e.before));
       else {
-        Object.assign(c, e.operation ? { operation: DONE[e.operation] } : {}, e.note ? { note: c.note ? `${c.note}; ${e.note}` : e.note } : {}, masked(e.before, e.after ?? e.before));
+        const op = e.operation && operationOf(e);
+        Object.assign(c, op && op !== "skip" ? { operation: op } : {}, e.note ? { note: c.note ? `${c.note}; ${e.note}` : e.note } : {}, masked(e.before, e.after ?? e.before));
         if (c.operation === "update" && !e.note && jsonEqual(c.before, c.after)) c.note = c.note ? `${c.note}; ${BOOKKEEPING_ONLY}` : BOOKKEEPING_ONLY;
       }
     } else if (e.type === "prune" || e.type === "delete") {
@@ -166,9 +167,9 @@ function compareChanges(a: Change, b: Change): number {
   return a.ref.namespace.localeCompare(b.ref.namespace) || a.ref.name.localeCompare(b.ref.name) || a.ref.kind.localeCompare(b.ref.kind) || compareRefs(a.ref, b.ref);
 }
 
-/** A change apply will make: not a noop, not skipped, not failing. */
+/** A change apply will make: not unchanged, not skipped, not failing. */
 export function isEffective(c: Change): boolean {
-  return c.operation !== "noop" && !c.skip && !c.error;
+  return c.operation !== "unchanged" && !c.skip && !c.error;
 }
 
 export interface ChangeSummary {
@@ -184,21 +185,25 @@ export interface ChangeSummary {
   hooks?: number;
 }
 
+/** The counts `live diff` prints, in kapp's words (`noop` is unchanged). */
 export function summarizeChanges(cs: ChangeSet): ChangeSummary {
-  const s: ChangeSummary = { create: 0, update: 0, delete: 0, noop: 0, skipped: 0, errors: 0 };
-  for (const c of cs.changes) {
-    if (c.error) s.errors++;
-    else if (c.skip && c.operation !== "noop") s.skipped++;
-    else if (c.operation === "replace") s.replace = (s.replace ?? 0) + 1;
-    else s[c.operation]++;
-  }
-  if (cs.hooks?.length) s.hooks = cs.hooks.length;
-  s.errors += cs.hooks?.filter((h) => h.error).length ?? 0;
-  return s;
+  const sound = cs.changes.filter((c) => !c.error);
+  const c = countOperations(sound.map((ch): Operation => (ch.skip && ch.operation !== "unchanged" ? "skip" : ch.operation)));
+  const hookErrors = cs.hooks?.filter((h) => h.error).length ?? 0;
+  return {
+    create: c.create,
+    update: c.update,
+    delete: c.delete,
+    noop: c.unchanged,
+    skipped: c.skip,
+    errors: cs.changes.length - sound.length + hookErrors,
+    ...(c.replace ? { replace: c.replace } : {}),
+    ...(cs.hooks?.length ? { hooks: cs.hooks.length } : {}),
+  };
 }
 
 /** `live diff`'s exit code, as diff(1): 0 nothing would change, 1 something would, 2 trouble. */
-export const DIFF_EXIT = { same: 0, changed: 1, trouble: 2 } as const;
+const DIFF_EXIT = { same: 0, changed: 1, trouble: 2 } as const;
 
 export function diffExitCode(cs: ChangeSet): 0 | 1 | 2 {
   if (cs.changes.some((c) => c.error) || cs.hooks?.some((h) => h.error)) return DIFF_EXIT.trouble;

@@ -2,7 +2,7 @@
 // here rather than take a dependency: objects are a few hundred lines, and the common prefix and
 // suffix are trimmed first, so D (the number of changed lines) is what costs.
 
-export type LineOp = { kind: "equal" | "delete" | "insert"; line: string };
+type LineOp = { kind: "equal" | "delete" | "insert"; line: string };
 
 export function diffLines(a: readonly string[], b: readonly string[]): LineOp[] {
   let start = 0;
@@ -69,7 +69,7 @@ function myers(a: readonly string[], b: readonly string[]): LineOp[] {
   return ops.reverse();
 }
 
-export interface Hunk {
+interface Hunk {
   /** 1-based first line in the old and new text (0 when that side has no lines), as in `@@ -a,b +c,d @@`. */
   oldStart: number;
   oldLines: number;

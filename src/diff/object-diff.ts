@@ -12,7 +12,7 @@ import { diffLines, formatHunks, unifiedHunks } from "./line-diff.js";
  * `2026-01-01`, `1_000`) are quoted: kubectl and the API server read manifests as YAML 1.1, so a
  * line pasted from a diff into a package must keep its type.
  */
-export function objectYamlLines(obj: KubeObject | undefined): string[] {
+function objectYamlLines(obj: KubeObject | undefined): string[] {
   if (!obj) return [];
   return yamlLib().stringify(obj, { lineWidth: 0, version: "1.1" }).replace(/\n$/, "").split("\n");
 }
@@ -25,10 +25,10 @@ export function diffPath(ref: ObjRef): string {
 
 /**
  * `--- wp/configmap/cfg (live)`, `+++ wp/configmap/cfg (after apply)`, then the hunks. No lines
- * for a change apply will not make (noop, skipped, failing dry run).
+ * for a change apply will not make (unchanged, skipped, failing dry run).
  */
 export function formatChangeDiff(c: Change, context = 3): string[] {
-  if (c.operation === "noop" || c.skip || c.error || (!c.before && !c.after)) return [];
+  if (c.operation === "unchanged" || c.skip || c.error || (!c.before && !c.after)) return [];
   const hunks = unifiedHunks(diffLines(objectYamlLines(c.before), objectYamlLines(c.after)), context);
   if (hunks.length === 0) return [];
   const path = diffPath(c.ref);

@@ -5,11 +5,11 @@
 
 import { ApiError, briefApiError, forbiddenAdvice, forbiddenOf, NotServedError, WebhookUnavailableError } from "../cluster/api-error.js";
 import type { Cluster } from "../cluster/types.js";
-import type { ApplyOperation, DryRunStrategy } from "../model/events.js";
+import type { DryRunStrategy } from "../model/events.js";
 import type { KubeObject, SourcePos } from "../model/kube-object.js";
 import type { ObjRef } from "../model/ref.js";
-import type { CsaPlan, PlannedApply, PlannedOperation } from "../model/plan.js";
-import type { LiveCache } from "../status/live-cache.js";
+import type { CsaPlan, PlannedApply } from "../model/plan.js";
+import type { LiveCache } from "../cluster/live-cache.js";
 import type { PatchSchema } from "../apply/csa/patch-schema.js";
 import { previewPlannedWrite, previewServerSide } from "../apply/local-preview.js";
 import { IGNORE_FIELDS_ANNOTATION, parseFieldPaths, withFieldsOf, type FieldPath } from "../apply/left-alone.js";
@@ -38,7 +38,7 @@ export interface ApplyObjectContext extends ObjectPlanOptions {
 
 export interface ApplyObjectResult {
   status: "Successful" | "Skipped" | "Failed";
-  operation?: ApplyOperation;
+  operation?: PlannedApply["operation"];
   error?: string;
   /** The live object the apply was made against; absent when there was none. */
   before?: KubeObject;
@@ -54,8 +54,6 @@ export interface ApplyObjectResult {
   /** A dry run the server could not make, with the object shown as the package has it: why. */
   note?: string;
 }
-
-const DONE: Record<PlannedOperation, ApplyOperation> = { create: "created", update: "configured", unchanged: "unchanged" };
 
 /** True when a failed write may have taken effect: no answer, a server error, or an earlier try whose answer was lost. */
 function outcomeUnknown(err: unknown): boolean {
@@ -125,7 +123,7 @@ export async function applyObject(ctx: ApplyObjectContext, planned: PlannedApply
       const p = await currentPlan(ctx, planned, live);
       const before = live ? { before: live } : {};
       if (p.skip) return { status: "Skipped", error: p.skip, ...before };
-      if (p.operation === "unchanged") return { status: "Successful", operation: createdByLostTry ? "created" : "unchanged", ...before, ...(live ? { after: live } : {}) };
+      if (p.operation === "unchanged") return { status: "Successful", operation: createdByLostTry ? "create" : "unchanged", ...before, ...(live ? { after: live } : {}) };
       if (ctx.dryRun === "client") return { ...(await dryRunLocally(ctx, p, live)), ...before };
       try {
         const after = await write(ctx, p, live, dryRun, retry);
@@ -135,7 +133,7 @@ export async function applyObject(ctx: ApplyObjectContext, planned: PlannedApply
         // the bookkeeping a preview does not show. Handing fields from client-side apply over (or
         // giving some up) is a write of its own, which the apply reports as configured too.
         const kept = p.method === "server-side" && live && (dryRun ? sameStoredObject(after, live) && !movesOwnership(p) : after.metadata.resourceVersion === live.metadata.resourceVersion);
-        return { status: "Successful", operation: kept ? "unchanged" : DONE[p.operation], ...before, after };
+        return { status: "Successful", operation: kept ? "unchanged" : p.operation, ...before, after };
       } catch (err) {
         // Created by someone else since we listed it: read it and decide again, once.
         if (err instanceof ApiError && err.status === 409 && p.operation === "create" && p.method !== "server-side" && attempt === 1) {
@@ -159,7 +157,7 @@ export async function applyObject(ctx: ApplyObjectContext, planned: PlannedApply
     }
     // What the server cannot preview because this apply creates the object's namespace or kind first.
     const blocked = dryRun ? blockedByPackage(err, planned, ctx.packageObjects) : undefined;
-    if (blocked) return { status: "Successful", operation: DONE[planned.operation], ...before, after: planned.object, note: blocked };
+    if (blocked) return { status: "Successful", operation: planned.operation, ...before, after: planned.object, note: blocked };
     return { status: "Failed", error: describeApiError(err, live ? "patching" : "creating", planned.method === "server-side", source, retry, planned.object.metadata.annotations?.[UPDATE_STRATEGY_ANNOTATION] === "replace-on-immutable"), ...before, ...(outcomeUnknown(err) ? { mayExist: true } : {}) };
   }
 }
@@ -210,14 +208,14 @@ function fieldPaths(texts: readonly string[] | undefined): FieldPath[] {
  * applied locally, or server-side apply approximated (see apply/local-preview.ts).
  */
 async function dryRunLocally(ctx: ApplyObjectContext, p: PlannedApply, live: KubeObject | undefined): Promise<ApplyObjectResult> {
-  if (p.csa) return { status: "Successful", operation: DONE[p.operation], after: previewPlannedWrite(p.csa, live) };
+  if (p.csa) return { status: "Successful", operation: p.operation, after: previewPlannedWrite(p.csa, live) };
   // Applied client-side before, or with fields to give up: previewed as the migration and the release would leave it.
   const release = fieldPaths(p.leftAlone?.release);
   const desired = p.sent ?? p.object;
   const schema = live ? await ctx.schemaFor(p.object) : undefined;
   const migrated = p.migrate || release.length ? await previewMigratedLocally(ctx.cluster, p.ref, desired, ctx.fieldManager, { release, leftAlone: fieldPaths(p.leftAlone?.fields), schema }) : undefined;
   const after = migrated ? storedForm(migrated, live) : previewServerSide(desired, live, { fieldManager: ctx.fieldManager, schema });
-  return { status: "Successful", operation: DONE[p.operation], after };
+  return { status: "Successful", operation: p.operation, after };
 }
 
 /**
@@ -243,7 +241,7 @@ function blockedByPackage(err: unknown, p: PlannedApply, packageObjects: readonl
 
 function replacePreview(p: PlannedApply, live: KubeObject): ApplyObjectResult {
   const note = `replaced: ${p.replace} (${UPDATE_STRATEGY_ANNOTATION}: replace-on-immutable), so it is deleted and created again`;
-  return { status: "Successful", operation: "created", before: live, after: p.object, note };
+  return { status: "Successful", operation: "create", before: live, after: p.object, note };
 }
 
 /** For a read the server refused: which permission to ask for. */

@@ -4,9 +4,10 @@
 
 import { localPreviewNote } from "../apply/local-preview.js";
 import { webhookWaits } from "../apply/webhook-retry.js";
+import { APPLIED } from "../model/operation.js";
 import type { StepOf } from "../model/plan.js";
 import { refKey, type ObjRef } from "../model/ref.js";
-import { applyBlockedBy } from "../prune/dependency-gate.js";
+import { applyBlockedBy } from "../order/dependency-gate.js";
 import { forEachLimited } from "../util/pool.js";
 import { applyObject } from "./apply-object.js";
 import type { StepHandler } from "./step-context.js";
@@ -32,12 +33,12 @@ export const applyStep: StepHandler<StepOf<"apply">> = {
           result = await applyObject(waveCtx, p);
           if (result.after && !dry) ctx.cache.observe(result.after);
         }
-        const { mayExist, local, ...r } = result;
-        if (r.status === "Failed" && mayExist) state.mayExist.push(ref);
-        if (r.status === "Successful") state.written.set(key, { ref, minGeneration: r.after?.metadata.generation });
+        const { mayExist, local, status, operation, ...r } = result;
+        if (status === "Failed" && mayExist) state.mayExist.push(ref);
+        if (status === "Successful") state.written.set(key, { ref, minGeneration: r.after?.metadata.generation });
         const localLine = local ? { local: localPreviewNote(`the server refused dry-run writes: ${local}`, o.serverSide) } : {};
-        const source = r.status === "Failed" && p.source ? { source: p.source } : {};
-        emit({ type: "apply", ref, ...r, ...source, ...localLine });
+        const source = status === "Failed" && p.source ? { source: p.source } : {};
+        emit({ type: "apply", ref, status, ...(operation ? { operation: APPLIED[operation] } : {}), ...r, ...source, ...localLine });
       },
       o.signal,
     );

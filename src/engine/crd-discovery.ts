@@ -36,7 +36,7 @@ export function servedKinds(crd: KubeObject): { apiVersion: string; kind: string
  * Resolves once the cluster's discovery serves every kind, or when `timeoutMs` has passed (the
  * custom resources then fail with the usual "not served" message, naming the kind).
  */
-export async function waitUntilServed(cluster: Cluster, kinds: { apiVersion: string; kind: string }[], opts: { timeoutMs?: number; signal?: AbortSignal } = {}): Promise<void> {
+async function waitUntilServed(cluster: Cluster, kinds: { apiVersion: string; kind: string }[], opts: { timeoutMs?: number; signal?: AbortSignal } = {}): Promise<void> {
   const deadline = Date.now() + (opts.timeoutMs ?? 30_000);
   let pending = kinds;
   for (let delay = 100; ; delay = Math.min(delay * 2, 1000)) {

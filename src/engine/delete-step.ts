@@ -8,7 +8,7 @@ import type { PlannedDelete, StepOf } from "../model/plan.js";
 import { refKey, type ObjRef, type RefSet } from "../model/ref.js";
 import type { RunTally } from "../model/run-tally.js";
 import { currentDeleteDecision } from "../plan/plan-deletes.js";
-import { deleteBlockedBy } from "../prune/dependency-gate.js";
+import { deleteBlockedBy } from "../order/dependency-gate.js";
 import { forEachLimited } from "../util/pool.js";
 import type { RunContext, StepHandler } from "./step-context.js";
 

@@ -10,7 +10,7 @@ import type { EngineEvent } from "../model/events.js";
 import type { StepOf } from "../model/plan.js";
 import { refKey, type ObjRef } from "../model/ref.js";
 import { planStillHolds } from "../plan/plan-object.js";
-import { applyBlockedBy } from "../prune/dependency-gate.js";
+import { applyBlockedBy } from "../order/dependency-gate.js";
 import { waitFor } from "../status/wait-for.js";
 import { forEachLimited } from "../util/pool.js";
 import type { StepHandler } from "./step-context.js";

@@ -19,7 +19,7 @@ import { hooksOnlyForChanges } from "../plan/plan-steps.js";
 import { gatherApplyFacts, gatherDestroyFacts } from "../plan/gather.js";
 import { planApply } from "../plan/plan-apply.js";
 import { planDestroy } from "../plan/plan-destroy.js";
-import type { LiveCache } from "../status/live-cache.js";
+import type { LiveCache } from "../cluster/live-cache.js";
 import { WaitExplainer } from "../status/wait-explainer.js";
 import { resolveOptions, type EngineOptions, type ResolvedOptions } from "./options.js";
 import { acquireRunLock, awaitFreeLock, type RunLock } from "../inventory/cluster-lock.js";

@@ -7,7 +7,7 @@ import type { GroupEvent } from "../model/events.js";
 import type { KubeObject } from "../model/kube-object.js";
 import type { PlannedApply, PlannedDelete, RunPlan, RunStep, StepOf } from "../model/plan.js";
 import type { ObjRef, RefSet } from "../model/ref.js";
-import type { LiveCache } from "../status/live-cache.js";
+import type { LiveCache } from "../cluster/live-cache.js";
 import type { WaitExplainer } from "../status/wait-explainer.js";
 import type { WaitTarget } from "../status/wait-for.js";
 import type { ApplyObjectContext, ApplyObjectResult } from "./apply-object.js";
@@ -33,7 +33,7 @@ export interface RunContext {
 }
 
 /** What the steps learn as they go, for the steps after them. */
-export interface RunState {
+interface RunState {
   /** The inventory as the cluster holds it now (the final write compares against it). */
   stored: KubeObject | undefined;
   /** Objects applied before their wave (the inventory's Namespace): the result their wave reports. */

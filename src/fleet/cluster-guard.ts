@@ -17,7 +17,7 @@ const UID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 type PinnedInventory = Pick<InventoryInfo, "annotations" | "source" | "name" | "origin">;
 
 /** Where a package may be deployed. */
-export interface ClusterPins {
+interface ClusterPins {
   /** Context-name patterns; when any, the context must match one. */
   names: string[];
   /** Cluster identities (kube-system Namespace uids); when any, the cluster must be one. */
@@ -28,7 +28,7 @@ export interface ClusterPins {
 }
 
 /** The cluster a run is about to write to. */
-export interface ClusterIdentity {
+interface ClusterIdentity {
   /** The kubeconfig context ("" when the connection came from flags alone). */
   context: string;
   server: string;
@@ -70,12 +70,12 @@ export function pinViolation(pins: ClusterPins, target: ClusterIdentity): string
 }
 
 /** The cluster's identity: the uid of its kube-system Namespace (every cluster has one; it never changes). */
-export async function readClusterUid(cluster: Cluster, signal?: AbortSignal): Promise<string | undefined> {
+async function readClusterUid(cluster: Cluster, signal?: AbortSignal): Promise<string | undefined> {
   const ns = await cluster.get({ group: "", kind: "Namespace", namespace: "", name: "kube-system" }, signal, { metadataOnly: true });
   return typeof ns?.metadata.uid === "string" ? ns.metadata.uid : undefined;
 }
 
-export interface GuardOptions {
+interface GuardOptions {
   /** --allow-any-cluster: the pins are not checked. */
   allowAnyCluster?: boolean;
   signal?: AbortSignal;

@@ -27,7 +27,7 @@ export interface FleetTarget {
   owned: boolean;
 }
 
-export interface FleetRunOptions {
+interface FleetRunOptions {
   command: "apply" | "destroy";
   /** The rollout's waves of cluster names (planWaves); every name has a target. */
   waves: readonly (readonly string[])[];

@@ -11,7 +11,7 @@ export type WaveOutcome<R> =
   | { cluster: string; wave: number; status: "error"; error: unknown; tookMs: number }
   | { cluster: string; wave: number; status: "not-run"; because: string };
 
-export interface RunWavesOptions<R> {
+interface RunWavesOptions<R> {
   /** Clusters of one wave run at once at most (at least 1). */
   maxAtOnce: number;
   /** Once aborted, no cluster starts; the ones running are the job's to stop. */

@@ -25,11 +25,11 @@ import { setFlagsFromString } from "node:v8";
 /** Kubernetes' StaticEstimatedCostLimit for one expression. */
 export const ESTIMATED_COST_LIMIT = 10_000_000;
 /** Kubernetes' PerCallLimit: the runtime budget of one evaluation (0.05 to 0.4 s of work here). */
-export const RUNTIME_COST_LIMIT = 1_000_000;
+const RUNTIME_COST_LIMIT = 1_000_000;
 /** How many elements the estimate assumes for a list of the object. */
 export const UNKNOWN_LIST_SIZE = 1_000;
 /** CEL evaluation time allowed between two turns of the event loop. */
-export const SLICE_MS = 500;
+const SLICE_MS = 500;
 
 /** The evaluation went over its runtime budget, or was deferred; `name` tells them apart from CEL's own errors. */
 export class CelCostError extends Error {

@@ -12,7 +12,7 @@ import type { HealthExpression } from "../status/types.js";
  * validation rules) and its top-level fields. All are maps of unknown shape (`dyn` fields), so
  * the checker knows names and operators but not the object's schema.
  */
-export const RULE_VARIABLES = ["object", "self", "metadata", "spec", "status"] as const;
+const RULE_VARIABLES = ["object", "self", "metadata", "spec", "status"] as const;
 
 let env: Environment | undefined;
 
@@ -25,7 +25,7 @@ function celEnvironment(): Environment {
   return env;
 }
 
-export type CompiledExpression = { ok: true; expression: HealthExpression } | { ok: false; message: string };
+type CompiledExpression = { ok: true; expression: HealthExpression } | { ok: false; message: string };
 
 /**
  * Compiles `text`; refuses a syntax error, an unknown variable or function, an operator on the

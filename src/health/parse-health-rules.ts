@@ -16,12 +16,12 @@ export interface CompiledRule extends HealthRule {
   where: string;
 }
 
-export interface ParsedHealthRules {
+interface ParsedHealthRules {
   rules: CompiledRule[];
   issues: PackageIssue[];
 }
 
-export interface ParseHealthRulesOptions {
+interface ParseHealthRulesOptions {
   /** A package's documents must be marked local-config (kpt would apply them otherwise); a flag's file need not. */
   requireLocalConfig: boolean;
 }

@@ -16,20 +16,21 @@ export const CHANGE_DATA_KEY = "change";
 const MAX_FAILED = 50;
 const MAX_ERROR_CHARS = 300;
 
-export type ChangeCommand = "apply" | "destroy";
+type ChangeCommand = "apply" | "destroy";
 /** `running` until the run ends; a record that stays `running` belongs to a process that was killed. */
-export type ChangeResult = "running" | "succeeded" | "failed" | "interrupted";
+type ChangeResult = "running" | "succeeded" | "failed" | "interrupted";
 /** What `live history` and `live list` show: a superseded `running` record is `unknown` (its process died). */
 export type ShownResult = ChangeResult | "unknown";
 
-export interface ChangeCounts {
+/** What the run did (model/operation.ts), stored in kapp's words: `noop` is unchanged. */
+interface ChangeCounts {
   create: number;
   delete: number;
   update: number;
   noop: number;
 }
 
-export interface FailedObject {
+interface FailedObject {
   group: string;
   kind: string;
   namespace: string;
@@ -96,7 +97,7 @@ export function startChange(o: { command: ChangeCommand; inventory: ChangeRecord
 
 /** What the run did so far, from its tally: kapp's counts, the skips, the failed objects (the first 50). */
 export function withOutcome(r: ChangeRecord, t: RunTally): ChangeRecord {
-  const s = t.stats;
+  const c = t.operations;
   const failed = t.failures.slice(0, MAX_FAILED).map((f) => ({ group: f.ref.group, kind: f.ref.kind, namespace: f.ref.namespace, name: f.ref.name, action: f.action, error: f.error.slice(0, MAX_ERROR_CHARS) }));
   const { moreFailed: _more, hooks: _hooks, replaced: _replaced, ...rest } = r;
   const result = { Successful: "completed", Failed: "failed", Timeout: "timeout", Skipped: "skipped" } as const;
@@ -106,8 +107,8 @@ export function withOutcome(r: ChangeRecord, t: RunTally): ChangeRecord {
     ...rest,
     ...(hooks.length ? { hooks } : {}),
     ...(replaced.length ? { replaced } : {}),
-    counts: { create: s.apply.created, delete: s.prune.successful + s.delete.successful, update: s.apply.configured, noop: s.apply.unchanged },
-    skipped: s.apply.skipped + s.prune.skipped + s.delete.skipped,
+    counts: { create: c.create, delete: c.delete, update: c.update, noop: c.unchanged },
+    skipped: c.skip,
     failed,
     ...(t.failures.length > MAX_FAILED ? { moreFailed: t.failures.length - MAX_FAILED } : {}),
   };

@@ -15,7 +15,7 @@ import type { RunTally } from "../model/run-tally.js";
 import { finishChange, startChange, withOutcome, type ChangeRecord } from "./change-record.js";
 import { createChange, pruneChanges, updateChange } from "./cluster-history.js";
 
-export interface ChangeRecorderOptions {
+interface ChangeRecorderOptions {
   cluster: Cluster;
   /** Records kept per inventory (the newest); 0 records nothing. */
   keep: number;

@@ -112,7 +112,7 @@ export async function listResourceGroups(cluster: Cluster, o: { namespace?: stri
   return (await cluster.list(KPT_GROUP, RESOURCE_GROUP_KIND, namespace, { signal })).items;
 }
 
-export interface ClusterInventory {
+interface ClusterInventory {
   object?: KubeObject;
   refs: ObjRef[];
 }
@@ -131,7 +131,7 @@ export async function readClusterInventory(cluster: Cluster, info: InventoryInfo
   return { object: rg, refs: refsOfResourceGroup(rg) };
 }
 
-export interface WriteInventoryOptions {
+interface WriteInventoryOptions {
   /** Written to the status subresource after the list (`--status-policy all`). */
   statuses?: ResourceStatusEntry[];
   signal?: AbortSignal;
@@ -229,7 +229,7 @@ function inventoryWriteError(info: InventoryInfo, err: unknown): unknown {
   return err;
 }
 
-export function concurrentChangeError(info: InventoryInfo, command: "apply" | "destroy", done: string): ClusterError {
+function concurrentChangeError(info: InventoryInfo, command: "apply" | "destroy", done: string): ClusterError {
   return new ClusterError(
     `the inventory ResourceGroup ${info.namespace}/${info.name} changed while this ${command} ran: another apply or destroy of this package is running at the same time`,
     { detail: `${done} Run ${command} again once the other run has finished.` },

@@ -7,10 +7,9 @@
 import { posix } from "node:path";
 import { PackageError, UsageError } from "../model/errors.js";
 import { APPLYSET_FILE_API_VERSION, APPLYSET_FILE_KIND, RESOURCE_GROUP_API_VERSION, RESOURCE_GROUP_KIND } from "../model/inventory-keys.js";
-import type { ApplySetParent } from "../model/kube-object.js";
+import { isRecord, type ApplySetParent } from "../model/kube-object.js";
 import { checkDnsLabel, checkDnsSubdomain } from "../object/names.js";
 import type { PackageFile } from "../object/parse-package.js";
-import { isRecord } from "../object/validate-object.js";
 import { parseYamlDocuments } from "../object/yaml-documents.js";
 import { applySetId } from "./applyset.js";
 import { formatYamlString, generateInventoryName, type FileWrite, type InitPlan } from "./init.js";

@@ -8,7 +8,8 @@
 import type { PackageIssue } from "../model/errors.js";
 import type { PackageFile } from "../object/parse-package.js";
 import { LOCAL_CONFIG_ANNOTATION } from "../object/parse-package.js";
-import { isRecord, typeName } from "../object/validate-object.js";
+import { isRecord } from "../model/kube-object.js";
+import { typeName } from "../object/validate-object.js";
 import { parseYamlDocuments } from "../object/yaml-documents.js";
 
 // The `false` entries of kyaml's precomputedIsNamespaceScoped (kustomize kyaml/openapi/openapi.go).
@@ -51,11 +52,11 @@ const CLUSTER_SCOPED = new Set([
   "v1 PersistentVolume",
 ]);
 
-export function isKnownClusterScoped(apiVersion: string, kind: string): boolean {
+function isKnownClusterScoped(apiVersion: string, kind: string): boolean {
   return CLUSTER_SCOPED.has(`${apiVersion} ${kind}`);
 }
 
-export type InitNamespaceResult = { ok: true; namespace: string } | { ok: false; issues: PackageIssue[] };
+type InitNamespaceResult = { ok: true; namespace: string } | { ok: false; issues: PackageIssue[] };
 
 /**
  * @param files the package's files (paths relative to the root); Kptfiles are ignored.

@@ -9,7 +9,7 @@ import { PackageError, UsageError } from "../model/errors.js";
 import type { PackageFile } from "../object/parse-package.js";
 import { INVENTORY_ID_LABEL, RESOURCE_GROUP_API_VERSION, RESOURCE_GROUP_KIND } from "../model/inventory-keys.js";
 import { checkDnsLabel, checkDnsSubdomain, checkLabelValue } from "../object/names.js";
-import { isRecord } from "../object/validate-object.js";
+import { isRecord } from "../model/kube-object.js";
 import { parseYamlDocuments } from "../object/yaml-documents.js";
 import { yamlLib } from "../object/yaml-lib.js";
 import { findInitNamespace } from "./init-namespace.js";
@@ -135,7 +135,7 @@ export function generateInventoryName(random: () => number): string {
 }
 
 /** sha1("<namespace>:<name>") in hex, `-`, the time in nanoseconds (kpt's generateID). */
-export function generateInventoryId(namespace: string, name: string, nowNanos: bigint): string {
+function generateInventoryId(namespace: string, name: string, nowNanos: bigint): string {
   return `${createHash("sha1").update(`${namespace}:${name}`).digest("hex")}-${nowNanos}`;
 }
 

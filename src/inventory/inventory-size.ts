@@ -10,7 +10,7 @@ import type { InventoryInfo, KubeObject } from "../model/kube-object.js";
 import { buildResourceGroup, buildResourceGroupStatus, type ResourceStatusEntry } from "./resource-group.js";
 
 /** etcd's default `--max-request-bytes` (1.5 MiB): the largest request etcd accepts, the stored value, its key and framing. */
-export const ETCD_REQUEST_LIMIT_BYTES = 1_572_864;
+const ETCD_REQUEST_LIMIT_BYTES = 1_572_864;
 /**
  * What we allow the inventory's JSON to take: etcd's limit less room for what the server adds
  * (managedFields, creationTimestamp, uid; under 1 KiB) and etcd's own framing (the key, the
@@ -32,7 +32,7 @@ export function inventoryBytes(info: InventoryInfo, refs: ObjRef[], statuses?: R
 }
 
 /** What of the inventory fits: the list with its statuses, the list alone, or not even the list. */
-export type InventoryFit = "all" | "list-only" | "none";
+type InventoryFit = "all" | "list-only" | "none";
 
 export function inventoryFit(info: InventoryInfo, refs: ObjRef[], statuses: ResourceStatusEntry[] | undefined, current?: KubeObject, budget = INVENTORY_BYTE_BUDGET): InventoryFit {
   if (inventoryBytes(info, refs, undefined, current) > budget) return "none";

@@ -10,9 +10,8 @@
 import { posix } from "node:path";
 import { PackageError, UsageError } from "../model/errors.js";
 import { APPLYSET_FILE_API_VERSION, APPLYSET_FILE_KIND, RESOURCE_GROUP_API_VERSION, RESOURCE_GROUP_KIND } from "../model/inventory-keys.js";
-import type { ApplySetParent, InventoryInfo } from "../model/kube-object.js";
+import { isRecord, type ApplySetParent, type InventoryInfo } from "../model/kube-object.js";
 import type { PackageFile } from "../object/parse-package.js";
-import { isRecord } from "../object/validate-object.js";
 import { parseYamlDocuments } from "../object/yaml-documents.js";
 import { applySetInventory } from "./applyset.js";
 import { formatResourceGroup, type FileWrite } from "./init.js";

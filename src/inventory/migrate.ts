@@ -9,11 +9,11 @@ import { PackageError, UsageError } from "../model/errors.js";
 import { INVENTORY_ID_LABEL, RESOURCE_GROUP_KIND } from "../model/inventory-keys.js";
 import type { PackageFile } from "../object/parse-package.js";
 import type { ObjRef } from "../model/ref.js";
-import { isRecord } from "../object/validate-object.js";
+import { isRecord } from "../model/kube-object.js";
 import { parseYamlDocuments } from "../object/yaml-documents.js";
 import { planInit, type FileWrite } from "./init.js";
 
-export interface MigrateOptions {
+interface MigrateOptions {
   rgFile: string;
   /** `--name`: the ResourceGroup's name (ConfigMap inventories; default: the ConfigMap's). */
   name?: string;
@@ -31,7 +31,7 @@ export interface MigratedInventory {
   id: string;
 }
 
-export type MigratePlan =
+type MigratePlan =
   /** Already a ResourceGroup package (or migrated before): nothing to do. */
   | { from: "none" }
   | { from: "kptfile"; inventory: MigratedInventory; writes: FileWrite[] }

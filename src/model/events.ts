@@ -3,6 +3,7 @@
 
 import type { ObjRef } from "./ref.js";
 import type { KubeObject, SourcePos } from "./kube-object.js";
+import type { APPLIED } from "./operation.js";
 import type { RunPlan } from "./plan.js";
 import type { HookPhase } from "./lifecycle-keys.js";
 
@@ -13,8 +14,6 @@ export type KStatus = (typeof KSTATUS_VALUES)[number];
 export type Action = "Apply" | "Prune" | "Delete" | "Wait" | "Inventory";
 export type ActuationStatus = "Pending" | "Successful" | "Skipped" | "Failed";
 export type WaitStatus = "Pending" | "Successful" | "Skipped" | "Failed" | "Timeout";
-/** What an apply did, as kubectl words it. `unchanged` objects were not written. */
-export type ApplyOperation = "created" | "configured" | "unchanged";
 export type DryRunStrategy = "none" | "client" | "server";
 
 export interface InitEvent {
@@ -46,7 +45,8 @@ export interface ApplyEvent {
   type: "apply";
   ref: ObjRef;
   status: Exclude<ActuationStatus, "Pending">;
-  operation?: ApplyOperation;
+  /** What it did, in kubectl's words (model/operation.ts); `unchanged` objects were not written. */
+  operation?: (typeof APPLIED)[keyof typeof APPLIED];
   /** Set when status is Skipped or Failed. */
   error?: string;
   /** Failed: the package file and line the object came from (for CI annotations). */

@@ -2,6 +2,7 @@
 // first write. The executor performs it; `live diff`, `--dry-run`, the confirmation prompt and
 // the history record read the same plan.
 
+import { countOperations, type Operation, type OperationCounts } from "./operation.js";
 import type { ObjRef } from "./ref.js";
 import type { InventoryInfo, KubeObject, PackageObject, SourcePos } from "./kube-object.js";
 import type { HookDeletePolicy, HookPhase } from "./lifecycle-keys.js";
@@ -53,12 +54,6 @@ export type PruneDecision =
   /** `abandon`: drop it from the inventory and remove its owning-inventory annotation. */
   | { action: "skip"; reason: string; abandon: boolean };
 
-/**
- * What apply intends for one package object, decided against the live object read before the run
- * (plan/plan-object.ts; the executor decides again, the same way, when that object has changed).
- */
-export type PlannedOperation = "create" | "update" | "unchanged";
-
 export interface PlannedApply {
   ref: ObjRef;
   /** The object as the package has it: namespace assigned, owning-inventory annotation set. */
@@ -81,7 +76,11 @@ export interface PlannedApply {
   source: SourcePos;
   /** The object in the cluster before the run; absent when it does not exist. */
   live?: KubeObject;
-  operation: PlannedOperation;
+  /**
+   * What apply intends for it, decided against the live object read before the run
+   * (plan/plan-object.ts; the executor decides again, the same way, when that object has changed).
+   */
+  operation: Exclude<Operation, "replace" | "delete" | "skip">;
   /** Set when the run will not apply it, with kpt's reason (inventory policy, a dependency being pruned). */
   skip?: string;
   /** Client-side apply's decision, reused while the live object stays as it was read. */
@@ -251,6 +250,8 @@ export interface ApplyPlan {
   inventory: PlannedInventory;
   /** What the run does, in order. */
   steps: RunStep[];
+  /** A dry run's: the steps the run would take were it not one (the previews list them). */
+  realSteps?: RunStep[];
   /** The ResourceGroup CRD is missing and will be installed first. */
   installCrd: boolean;
   /** Package objects, in apply order (wave by wave, kind order within a wave). */
@@ -286,6 +287,7 @@ export interface DestroyPlan {
   command: "destroy";
   inventory: PlannedInventory;
   steps: RunStep[];
+  realSteps?: RunStep[];
   /** Everything the inventory lists that still exists (or cannot be read), in delete order. */
   deletes: PlannedDelete[];
   deleteWaves: ObjRef[][];
@@ -310,19 +312,9 @@ export interface PlannedObject {
 }
 
 /** How many objects each operation touches: what the plan would change, at a glance. */
-export interface PlanCounts {
-  create: number;
-  update: number;
-  unchanged: number;
-  delete: number;
-  skip: number;
-}
-
-export function countPlan(plan: RunPlan): PlanCounts {
-  const c: PlanCounts = { create: 0, update: 0, unchanged: 0, delete: 0, skip: 0 };
-  if (plan.command === "apply") for (const a of plan.applies) a.skip ? c.skip++ : c[a.operation]++;
-  for (const d of plan.deletes) d.decision.action === "delete" && !d.unreadable ? c.delete++ : c.skip++;
-  return c;
+export function countPlan(plan: RunPlan): OperationCounts {
+  const applies = plan.command === "apply" ? plan.applies.map((a): Operation => (a.skip ? "skip" : a.replace ? "replace" : a.operation)) : [];
+  return countOperations([...applies, ...plan.deletes.map((d): Operation => (d.decision.action === "delete" && !d.unreadable ? "delete" : "skip"))]);
 }
 
 /**
@@ -333,5 +325,5 @@ export function planChangesNothing(plan: RunPlan): boolean {
   const c = countPlan(plan);
   const detaches = plan.deletes.some((d) => d.decision.action === "skip" && d.decision.abandon);
   if (plan.command === "destroy") return c.delete === 0 && !detaches;
-  return c.create + c.update + c.delete === 0 && !detaches && !plan.installCrd && !plan.initialInventory && !plan.initialParent;
+  return c.create + c.update + c.replace + c.delete === 0 && !detaches && !plan.installCrd && !plan.initialInventory && !plan.initialParent;
 }

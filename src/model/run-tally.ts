@@ -5,6 +5,7 @@
 
 import type { ActionStats, EngineEvent, HookEvent, RunStats } from "./events.js";
 import type { HookPhase } from "./lifecycle-keys.js";
+import { countOperations, type Operation, type OperationCounts } from "./operation.js";
 import { refKey, type ObjRef } from "./ref.js";
 
 /** How a write (apply, prune, delete) ended. */
@@ -59,9 +60,13 @@ export class RunTally {
   private hooksWritten = 0;
   private readonly actuation = new Map<string, Actuated>();
   private readonly reconcile = new Map<string, Reconciled>();
+  /** What happened to each object written or left alone, in the order reported. */
+  private readonly done: Operation[] = [];
 
   /** Adds one event; only per-object results count (a wait's Pending does not). */
   add(e: EngineEvent): void {
+    const op = operationOf(e);
+    if (op) this.done.push(op);
     switch (e.type) {
       case "apply": {
         const s = this.stats.apply;
@@ -120,13 +125,18 @@ export class RunTally {
     return this.reconcile.get(refKey(ref));
   }
 
+  /** What the run did to objects so far (the change record's counts). */
+  get operations(): OperationCounts {
+    return countOperations(this.done);
+  }
+
   /**
-   * The run wrote, or tried to write, an object: a create, an update or a delete, or one that
+   * The run wrote, or tried to write, an object: a create, an update or a delete, a hook, a replacement, or one that
    * failed (a failed wait wrote nothing). The one answer to "did this run change anything".
    */
   get wrote(): boolean {
     const s = this.stats;
-    return s.apply.created + s.apply.configured + s.apply.failed + s.prune.successful + s.prune.failed + s.delete.successful + s.delete.failed + this.hooksWritten + s.replace.successful + s.replace.failed > 0;
+    return this.done.some((op) => op === "create" || op === "update" || op === "delete") || s.apply.failed + s.prune.failed + s.delete.failed + this.hooksWritten + s.replace.successful + s.replace.failed > 0;
   }
 
   /** kpt's result code 3. */
@@ -139,4 +149,12 @@ function count(s: ActionStats, status: Actuated): void {
   if (status === "Successful") s.successful++;
   else if (status === "Skipped") s.skipped++;
   else s.failed++;
+}
+
+/** What an event says happened to its object; undefined for a failure and for events that are no object's outcome. */
+export function operationOf(e: EngineEvent): Operation | undefined {
+  if (e.type !== "apply" && e.type !== "prune" && e.type !== "delete") return undefined;
+  if (e.status !== "Successful") return e.status === "Skipped" ? "skip" : undefined;
+  if (e.type !== "apply") return "delete";
+  return e.operation === "created" ? "create" : e.operation === "unchanged" ? "unchanged" : "update";
 }

@@ -4,7 +4,7 @@
 
 import { isUtf8 } from "node:buffer";
 
-export type DecodedText = { ok: true; text: string } | { ok: false; line: number; message: string };
+type DecodedText = { ok: true; text: string } | { ok: false; line: number; message: string };
 
 const SKIP_HINT = "remove it from the package, or list it in .krmignore";
 

@@ -16,13 +16,13 @@
 import { isUtf8 } from "node:buffer";
 import type { FieldPath } from "./yaml-documents.js";
 
-export interface ValueProblem {
+interface ValueProblem {
   path: FieldPath;
   message: string;
 }
 
 /** Where the API takes bytes (base64 in JSON): a v1 Secret's data, a v1 ConfigMap's binaryData. */
-export function bytesField(apiVersion: unknown, kind: unknown, path: FieldPath): boolean {
+function bytesField(apiVersion: unknown, kind: unknown, path: FieldPath): boolean {
   if (apiVersion !== "v1" || path.length !== 2) return false;
   return (kind === "Secret" && path[0] === "data") || (kind === "ConfigMap" && path[0] === "binaryData");
 }

@@ -8,7 +8,7 @@ const QUALIFIED_NAME = /^([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]$/;
 const LABEL_VALUE = /^(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?$/;
 const VERSION = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
 
-export type NameRule = "dns-subdomain" | "dns-label" | "dns-1035-label" | "path-segment";
+type NameRule = "dns-subdomain" | "dns-label" | "dns-1035-label" | "path-segment";
 
 export function checkDnsSubdomain(s: string): string | undefined {
   if (s.length > 253) return "must be no more than 253 characters";
@@ -26,7 +26,7 @@ export function checkDnsLabel(s: string): string | undefined {
   return undefined;
 }
 
-export function checkDns1035Label(s: string): string | undefined {
+function checkDns1035Label(s: string): string | undefined {
   if (s.length > 63) return "must be no more than 63 characters";
   if (!DNS1035_LABEL.test(s)) {
     return "a DNS-1035 label must consist of lower case alphanumeric characters or '-', start with an alphabetic character, and end with an alphanumeric character (e.g. 'my-name' or 'abc-123')";
@@ -34,7 +34,7 @@ export function checkDns1035Label(s: string): string | undefined {
   return undefined;
 }
 
-export function checkPathSegment(s: string): string | undefined {
+function checkPathSegment(s: string): string | undefined {
   if (s === "." || s === "..") return `may not be '${s}'`;
   if (s.includes("/")) return "may not contain '/'";
   if (s.includes("%")) return "may not contain '%'";
@@ -120,7 +120,7 @@ const NAME_RULES = new Map<string, NameRule>([
   ...["Role", "ClusterRole", "RoleBinding", "ClusterRoleBinding"].map((k): [string, NameRule] => [`rbac.authorization.k8s.io/${k}`, "path-segment"]),
 ]);
 
-export function nameRuleFor(group: string, kind: string): NameRule {
+function nameRuleFor(group: string, kind: string): NameRule {
   return NAME_RULES.get(`${group}/${kind}`) ?? "path-segment";
 }
 

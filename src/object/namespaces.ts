@@ -5,11 +5,11 @@
 import type { PackageIssue } from "../model/errors.js";
 import { groupOf, refKey, refOf } from "../model/ref.js";
 import type { PackageObject, SourcePos } from "../model/kube-object.js";
-import { isRecord } from "./validate-object.js";
+import { isRecord } from "../model/kube-object.js";
 
 export type ResourceScope = "Namespaced" | "Cluster";
 
-export interface AssignNamespacesOptions {
+interface AssignNamespacesOptions {
   /** The cluster's answer (discovery); undefined when the cluster does not know the type. */
   scopeOf(group: string, kind: string): ResourceScope | undefined;
   /** The kubeconfig context's namespace ("default" when it has none). */
@@ -18,7 +18,7 @@ export interface AssignNamespacesOptions {
   enforcedNamespace?: string;
 }
 
-export interface AssignedNamespaces {
+interface AssignedNamespaces {
   objects: PackageObject[];
   issues: PackageIssue[];
 }

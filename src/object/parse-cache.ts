@@ -34,7 +34,7 @@ export interface PackageParseCache {
   save(): Promise<void>;
 }
 
-export interface ParseCacheOptions {
+interface ParseCacheOptions {
   /** Told once when the directory may not be used (it belongs to someone else...): for `-v`. */
   onUnusable?: (message: string) => void;
 }

@@ -9,7 +9,8 @@ import { PackageError } from "../model/errors.js";
 import type { PackageIssue } from "../model/errors.js";
 import { refKey, refOf } from "../model/ref.js";
 import type { InventoryInfo, KubeObject, Package, PackageDocument, PackageObject, SourcePos } from "../model/kube-object.js";
-import { describeObject, isRecord, typeName, validateObject } from "./validate-object.js";
+import { isRecord } from "../model/kube-object.js";
+import { describeObject, typeName, validateObject } from "./validate-object.js";
 import { hasLifecycleAnnotations, readLifecycle } from "./lifecycle-annotations.js";
 import { parseYamlDocuments, type ParsedYaml } from "./yaml-documents.js";
 import type { FieldPath } from "./yaml-documents.js";
@@ -17,7 +18,7 @@ import { checkDnsLabel, checkDnsSubdomain, checkLabelValue } from "./names.js";
 import { applySetId, APPLYSET_FILE_API_VERSION, APPLYSET_FILE_KIND, INVENTORY_ID_LABEL, KPT_GROUP, RESOURCE_GROUP_API_VERSION, RESOURCE_GROUP_KIND } from "../model/inventory-keys.js";
 
 export const LOCAL_CONFIG_ANNOTATION = "config.kubernetes.io/local-config";
-export const FUNCTION_ANNOTATION = "config.kubernetes.io/function";
+const FUNCTION_ANNOTATION = "config.kubernetes.io/function";
 export const DEPENDS_ON_ANNOTATION = "config.kubernetes.io/depends-on";
 /** kpt-ts' own local-config document: health rules for custom kinds (docs/health-rules.md). */
 export const HEALTH_RULES_API_VERSION = "kpt-ts.dev/v1alpha1";
@@ -50,7 +51,7 @@ export interface PackageInput {
   givenInventory?: InventoryInfo;
 }
 
-export interface ParsePackageOptions {
+interface ParsePackageOptions {
   requireInventory: boolean;
 }
 
@@ -63,7 +64,7 @@ export interface PackageContents {
   healthRules?: PackageDocument[];
 }
 
-export interface PackageAnalysis extends PackageContents {
+interface PackageAnalysis extends PackageContents {
   issues: PackageIssue[];
   /** Worth telling the user, not worth stopping for. */
   warnings: string[];
@@ -264,7 +265,7 @@ function classifyEntry(e: Entry, inRootPackage: boolean, fromStdin: boolean, fou
 }
 
 /** The API server's limit on a request body (kube-apiserver's maxRequestBodyBytes). */
-export const MAX_REQUEST_BYTES = 3 * 1024 * 1024;
+const MAX_REQUEST_BYTES = 3 * 1024 * 1024;
 
 /**
  * The object's size as the request that would send it, when over the limit. Only documents of

@@ -14,7 +14,7 @@ import { parseYamlDocuments, restoreYamlDocuments } from "./yaml-documents.js";
 import type { PackageContents, PackageFile, PackageInput } from "./parse-package.js";
 import type { InventoryInfo, Package } from "../model/kube-object.js";
 
-export interface ReadPackageOptions {
+interface ReadPackageOptions {
   /** Standard input (its bytes, or its text), read by the caller, when the path is "-". */
   stdin?: string | Uint8Array;
   /** Told about things worth a `[WARN]` line (a symlinked root, an inventory kept in the Kptfile). */

@@ -6,17 +6,17 @@
 // out of the bundle (the full `zod` export cost every command start-up time).
 import * as z from "zod/mini";
 import { groupOf } from "../model/ref.js";
-import type { KubeObject } from "../model/kube-object.js";
+import { isRecord, type KubeObject } from "../model/kube-object.js";
 import type { FieldPath } from "./yaml-documents.js";
 import { isBase64, toJsonValues } from "./json-values.js";
 import { checkApiVersion, checkDnsLabel, checkLabelValue, checkObjectName, checkQualifiedName } from "./names.js";
 
-export interface FieldProblem {
+interface FieldProblem {
   path: FieldPath;
   message: string;
 }
 
-export interface ObjectValidation {
+interface ObjectValidation {
   /** Set when the shape is right (even if some values break the syntax rules). */
   object?: KubeObject;
   problems: FieldProblem[];
@@ -199,10 +199,6 @@ function valueAt(value: unknown, path: FieldPath): unknown {
   let v: unknown = value;
   for (const k of path) v = isRecord(v) || Array.isArray(v) ? (v as Record<string | number, unknown>)[k] : undefined;
   return v;
-}
-
-export function isRecord(v: unknown): v is Record<string, unknown> {
-  return typeof v === "object" && v !== null && !Array.isArray(v);
 }
 
 function isScalar(v: unknown): boolean {

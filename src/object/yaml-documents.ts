@@ -7,7 +7,7 @@ import { yamlLib as yaml } from "./yaml-lib.js";
 
 export type FieldPath = readonly (string | number)[];
 
-export interface YamlDocument {
+interface YamlDocument {
   /** The document as plain data (mappings become objects). */
   value: unknown;
   /** 1-based line where the document's content starts. */
@@ -20,7 +20,7 @@ export interface YamlDocument {
   plainJson?: boolean;
 }
 
-export interface YamlSyntaxError {
+interface YamlSyntaxError {
   line: number;
   message: string;
 }

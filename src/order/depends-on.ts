@@ -8,7 +8,7 @@ import { DEPENDS_ON_ANNOTATION } from "../object/parse-package.js";
 
 export { DEPENDS_ON_ANNOTATION };
 
-export type DependsOnResult = { ok: true; refs: ObjRef[] } | { ok: false; message: string };
+type DependsOnResult = { ok: true; refs: ObjRef[] } | { ok: false; message: string };
 
 /** No namespace defaulting: a reference means exactly what it says (as kpt). */
 export function parseDependsOn(value: string): DependsOnResult {

@@ -13,7 +13,7 @@ export function graphIssuesError(issues: GraphIssue[], objects: PackageObject[])
   return new PackageError(issues.map((i) => locateGraphIssue(i, byRef)));
 }
 
-export function locateGraphIssue(issue: GraphIssue, byRef: Map<string, PackageObject>): PackageIssue {
+function locateGraphIssue(issue: GraphIssue, byRef: Map<string, PackageObject>): PackageIssue {
   const at = (ref: ObjRef): SourcePos | undefined => {
     const po = byRef.get(refKey(ref));
     if (!po) return undefined;

@@ -6,7 +6,7 @@
 import { formatDependsOnRef, refKey } from "../model/ref.js";
 import type { ObjRef } from "../model/ref.js";
 import type { KubeObject } from "../model/kube-object.js";
-import { isRecord } from "../object/validate-object.js";
+import { isRecord } from "../model/kube-object.js";
 import { readDependsOn } from "./depends-on.js";
 import { compareKindOrder } from "./kind-order.js";
 
@@ -17,12 +17,12 @@ export interface GraphNode {
 }
 
 /** `from` depends on `to`. */
-export interface DependencyEdge {
+interface DependencyEdge {
   from: ObjRef;
   to: ObjRef;
 }
 
-export type GraphIssueKind = "cyclic-dependency" | "external-dependency" | "duplicate-dependency" | "invalid-annotation";
+type GraphIssueKind = "cyclic-dependency" | "external-dependency" | "duplicate-dependency" | "invalid-annotation";
 
 export interface GraphIssue {
   kind: GraphIssueKind;
@@ -35,7 +35,7 @@ export interface GraphIssue {
   hint?: string;
 }
 
-export interface OrderedWaves {
+interface OrderedWaves {
   /** Each wave in kind order. Objects caught in or behind a cycle are in no wave. */
   waves: ObjRef[][];
   /** refKey(object) -> what it waits for (depends-on, its Namespace, its CRD); objects waiting for nothing are absent. */

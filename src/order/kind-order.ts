@@ -34,7 +34,7 @@ const LAST: readonly string[] = ["admissionregistration.k8s.io/ValidatingWebhook
 // Listed kinds get negative ranks in list order, the last ones positive, everything else 0.
 const RANK = new Map<string, number>([...FIRST.map((gk, i): [string, number] => [gk, i - FIRST.length]), ...LAST.map((gk, i): [string, number] => [gk, i + 1])]);
 
-export function kindRank(ref: Pick<ObjRef, "group" | "kind">): number {
+function kindRank(ref: Pick<ObjRef, "group" | "kind">): number {
   return RANK.get(`${ref.group}/${ref.kind}`) ?? 0;
 }
 

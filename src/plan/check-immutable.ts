@@ -10,7 +10,7 @@ import { immutableRefusal } from "../apply/immutable-fields.js";
 import type { Writer } from "../apply/writer.js";
 import type { ApplyPlan, PlannedApply } from "../model/plan.js";
 import { lifecycleRules } from "../object/lifecycle-annotations.js";
-import { withReplaceSteps } from "./plan-steps.js";
+import { mapSteps, withReplaceSteps } from "./plan-steps.js";
 
 export interface ImmutableCheckOptions {
   fieldManager: string;
@@ -47,5 +47,5 @@ export async function checkImmutableUpdates(plan: ApplyPlan, writer: Writer, o: 
   );
   if (found.size === 0) return plan;
   const replaced = [...found.keys()].map((p) => ({ ref: p.ref, wave: p.wave }));
-  return { ...plan, applies: plan.applies.map((p) => (found.has(p) ? { ...p, replace: found.get(p)! } : p)), steps: withReplaceSteps(plan.steps, replaced, o.reconcileTimeoutMs) };
+  return { ...plan, applies: plan.applies.map((p) => (found.has(p) ? { ...p, replace: found.get(p)! } : p)), ...mapSteps(plan, (steps) => withReplaceSteps(steps, replaced, o.reconcileTimeoutMs)) };
 }

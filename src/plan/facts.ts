@@ -16,7 +16,7 @@ export interface InventoryFacts {
 }
 
 /** Live state by refKey: present objects, and objects whose kind could not be read (with why). */
-export interface LiveFacts {
+interface LiveFacts {
   live: ReadonlyMap<string, KubeObject>;
   unreadable: ReadonlyMap<string, string>;
 }

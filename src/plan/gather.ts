@@ -10,7 +10,7 @@ import { readClusterInventory, resourceGroupCrdInstalled } from "../inventory/cl
 import { refKey, refOf, RefSet, type ObjRef } from "../model/ref.js";
 import type { InventoryInfo, KubeObject, Package } from "../model/kube-object.js";
 import { pruneCandidates } from "../prune/candidates.js";
-import { LiveCache } from "../status/live-cache.js";
+import { LiveCache } from "../cluster/live-cache.js";
 import { schemaKey, type ApplyFacts, type DestroyFacts, type InventoryFacts } from "./facts.js";
 import { needsMergeSchema } from "./plan-object.js";
 import { prepareObjects } from "./prepare-objects.js";
@@ -22,14 +22,14 @@ function isDestroyHook(obj: KubeObject): boolean {
   return isHook(obj) && (lifecycleRules(obj).hook?.phases.some((p) => p === "pre-destroy" || p === "post-destroy") ?? false);
 }
 
-export interface GatherOptions {
+interface GatherOptions {
   serverSide?: boolean;
   pollPeriodMs?: number;
   signal?: AbortSignal;
 }
 
 /** The facts and the cache that read them; the caller closes the cache when the run ends. */
-export interface Gathered<F> {
+interface Gathered<F> {
   facts: F;
   cache: LiveCache;
 }

@@ -14,13 +14,13 @@ import type { InventoryInfo, KubeObject, PackageObject } from "../model/kube-obj
 import { graphIssuesError } from "../order/graph-issues.js";
 import { orderWaves } from "../order/graph.js";
 import { pruneCandidates, stillThere } from "../prune/candidates.js";
-import { dependencyDeleted } from "../prune/dependency-gate.js";
+import { dependencyDeleted } from "../order/dependency-gate.js";
 import { schemaKey, type ApplyFacts } from "./facts.js";
 import { invertDependencies, planDeletes } from "./plan-deletes.js";
 import type { ApplyPlan, ApplySetScope, PlannedApply } from "../model/plan.js";
 import { decideObject } from "./plan-object.js";
 import { rightsNeeded } from "./plan-rights.js";
-import { applySteps, type StepOptions } from "./plan-steps.js";
+import { applySteps, stepsOf, type StepOptions } from "./plan-steps.js";
 import { checkDependenciesOnHooks, planHooks, refuseUnreachableHooks, splitHooks } from "./plan-hooks.js";
 import { planChangesNothing, type ObjectWait } from "../model/plan.js";
 import { lifecycleRules } from "../object/lifecycle-annotations.js";
@@ -118,7 +118,7 @@ export function planApply(facts: ApplyFacts, o: PlanApplyOptions): ApplyPlan {
   const plan: ApplyPlan = {
     command: "apply",
     inventory: { info, ...(stored ? { stored } : {}), previous: facts.inventory.previous },
-    steps: applySteps({ ...parts, unwaited }, o, parent ? { rights: rightsNeeded({ applies, deletes, parent }) } : undefined),
+    ...stepsOf((so) => applySteps({ ...parts, unwaited }, so, parent ? { rights: rightsNeeded({ applies, deletes, parent }) } : undefined), o),
     applies,
     deletes,
     namespacesInUse: [...namespacesInUse],
@@ -141,12 +141,12 @@ export function planApply(facts: ApplyFacts, o: PlanApplyOptions): ApplyPlan {
     // The parent names the hooks' kinds and namespaces before the first is created.
     const hookParent = initialParent(info, [...packageRefs, ...hooks.map((h) => h.ref)], stored, o.inventoryPolicy).initialParent;
     const rights = rightsNeeded({ applies, deletes, hooks, parent: { ...parent, changed: Boolean(hookParent) } });
-    return { ...plan, ...kept, hooks, steps: applySteps({ ...parts, unwaited, hooks, ...(hookParent ? { hookParent } : {}) }, o, { rights }) };
+    return { ...plan, ...kept, hooks, ...stepsOf((so) => applySteps({ ...parts, unwaited, hooks, ...(hookParent ? { hookParent } : {}) }, so, { rights }), o) };
   }
   const withHooks = union.union(hooks.map((h) => h.ref));
   const hookInventory = withHooks.size !== previous.size ? { hookInventory: withHooks.toArray() } : {};
   refuseOversizedInventory(info, withHooks.toArray(), stored);
-  return { ...plan, ...kept, hooks, steps: applySteps({ ...parts, unwaited, hooks, ...hookInventory }, o) };
+  return { ...plan, ...kept, hooks, ...stepsOf((so) => applySteps({ ...parts, unwaited, hooks, ...hookInventory }, so), o) };
 }
 
 /** How the run waits for one object, when not as for its wave: its own annotations, then `--wait-for-jobs`. */

@@ -7,12 +7,12 @@ import type { InventoryPolicy } from "../inventory/policy.js";
 import { formatRefNs, refKey, type ObjRef } from "../model/ref.js";
 import type { KubeObject } from "../model/kube-object.js";
 import { orderWaves, reverseWaves } from "../order/graph.js";
-import { dependentApplied } from "../prune/dependency-gate.js";
+import { dependentApplied } from "../order/dependency-gate.js";
 import { decidePrune, type PruneContext } from "../prune/prune-filters.js";
 import type { PlannedDelete, PruneDecision } from "../model/plan.js";
 import { planStillHolds } from "./plan-object.js";
 
-export interface PlanDeletesInput {
+interface PlanDeletesInput {
   /** The objects to delete that exist or cannot be read (see prune/candidates.ts). */
   refs: readonly ObjRef[];
   live: ReadonlyMap<string, KubeObject>;

@@ -10,7 +10,7 @@ import type { DestroyFacts } from "./facts.js";
 import { planDeletes } from "./plan-deletes.js";
 import type { ApplySetScope, DestroyPlan } from "../model/plan.js";
 import { rightsNeeded } from "./plan-rights.js";
-import { destroySteps, type StepOptions } from "./plan-steps.js";
+import { destroySteps, stepsOf, type StepOptions } from "./plan-steps.js";
 import { planHooks, refuseUnreachableHooks } from "./plan-hooks.js";
 import { planChangesNothing } from "../model/plan.js";
 import { RefSet, type ObjRef } from "../model/ref.js";
@@ -25,7 +25,7 @@ export function planDestroy(facts: DestroyFacts, o: StepOptions & { inventoryPol
   const refs = stillThere(previous, facts.live, facts.unreadable);
   const { deletes, waves } = planDeletes({ refs, live: facts.live, unreadable: facts.unreadable, inventoryId: info.id, policy: o.inventoryPolicy });
   const applySet = info.applySet ? { rights: rightsNeeded({ applies: [], deletes, ...(stored ? { parent: { ref: parentRef(info), exists: true, removed: true } } : {}) }) } : undefined;
-  const plan: DestroyPlan = { command: "destroy", inventory: { info, ...(stored ? { stored } : {}), previous }, steps: destroySteps(waves, o, [], undefined, applySet), deletes, deleteWaves: waves };
+  const plan: DestroyPlan = { command: "destroy", inventory: { info, ...(stored ? { stored } : {}), previous }, ...stepsOf((so) => destroySteps(waves, so, [], undefined, applySet), o), deletes, deleteWaves: waves };
   // Hooks run only when the destroy deletes something; the inventory lists them before the first is created.
   if (!facts.hooks?.length || planChangesNothing(plan)) return plan;
   const hooks = planHooks(facts.hooks, ["pre-destroy", "post-destroy"], { serverSide: o.serverSide ?? false, fieldManager: o.fieldManager ?? "kubectl", inventoryId: info.id, inventoryPolicy: o.inventoryPolicy, live: facts.live });
@@ -37,9 +37,9 @@ export function planDestroy(facts: DestroyFacts, o: StepOptions & { inventoryPol
     // The parent names the hooks' kinds and namespaces before the first is created.
     const hookScope = stored ? hookParentScope(stored, info, withHooks.toArray()) : undefined;
     const rights = rightsNeeded({ applies: [], deletes, hooks, ...(stored ? { parent: { ref: parentRef(info), exists: true, removed: true } } : {}) });
-    return { ...plan, hooks, steps: destroySteps(waves, o, hooks, undefined, { rights, ...(hookScope ? { hookScope } : {}) }) };
+    return { ...plan, hooks, ...stepsOf((so) => destroySteps(waves, so, hooks, undefined, { rights, ...(hookScope ? { hookScope } : {}) }), o) };
   }
-  return { ...plan, hooks, steps: destroySteps(waves, o, hooks, withHooks.size !== listed.size ? withHooks.toArray() : undefined) };
+  return { ...plan, hooks, ...stepsOf((so) => destroySteps(waves, so, hooks, withHooks.size !== listed.size ? withHooks.toArray() : undefined), o) };
 }
 
 /** The scope an ApplySet's parent must name once the destroy's hooks exist, when it does not already. */

@@ -15,7 +15,7 @@ import { formatBytes } from "../inventory/inventory-size.js";
 import { policyRefusal, type InventoryPolicy } from "../inventory/policy.js";
 import { deepEqualJson, type JsonValue } from "../apply/csa/json-value.js";
 import type { KubeObject } from "../model/kube-object.js";
-import type { ApplyMethod, CsaPlan, LeftAlone, PlannedApply, PlannedOperation } from "../model/plan.js";
+import type { ApplyMethod, CsaPlan, LeftAlone, PlannedApply } from "../model/plan.js";
 
 export interface ObjectPlanOptions {
   serverSide: boolean;
@@ -28,10 +28,10 @@ export interface ObjectPlanOptions {
  * Client-side apply's merge schema: undefined for kinds patched with a JSON merge patch, an Error
  * when the kind's OpenAPI document could not be read.
  */
-export type MergeSchema = PatchSchema | undefined | Error;
+type MergeSchema = PatchSchema | undefined | Error;
 
-export interface ObjectDecision {
-  operation: PlannedOperation;
+interface ObjectDecision {
+  operation: PlannedApply["operation"];
   /** Client-side or server-side, and why when not the run's way (see PlannedApply). */
   method: ApplyMethod;
   methodReason?: string;

@@ -13,7 +13,7 @@
 
 import { refKey, refOf, type ObjRef } from "../model/ref.js";
 import type { HookPhase } from "../model/lifecycle-keys.js";
-import { planChangesNothing, type AccessRight, type ApplyPlan, type ApplySetScope, type PlannedHook, type RunStep } from "../model/plan.js";
+import { planChangesNothing, type AccessRight, type ApplyPlan, type ApplySetScope, type PlannedHook, type RunPlan, type RunStep } from "../model/plan.js";
 
 export interface StepOptions {
   /** A dry run writes no inventory and waits for nothing. */
@@ -36,6 +36,18 @@ type ApplyParts = Pick<ApplyPlan, "installCrd" | "applyWaves" | "deleteWaves" | 
 /** An ApplySet run: the rights its writes need (plan-rights.ts), asked before the first write. */
 export interface ApplySetSteps {
   rights: AccessRight[];
+}
+
+type Steps = Pick<RunPlan, "steps" | "realSteps">;
+
+/** The run's steps, and for a dry run also the steps the run itself would take (what the previews list). */
+export function stepsOf(build: (o: StepOptions) => RunStep[], o: StepOptions): Steps {
+  return { steps: build(o), ...(o.dryRun ? { realSteps: build({ ...o, dryRun: false }) } : {}) };
+}
+
+/** One change made to a plan's steps and to its real steps alike. */
+export function mapSteps(plan: Steps, change: (steps: readonly RunStep[]) => RunStep[]): Steps {
+  return { steps: change(plan.steps), ...(plan.realSteps ? { realSteps: change(plan.realSteps) } : {}) };
 }
 
 export function applySteps(p: ApplyParts, o: StepOptions, applySet?: ApplySetSteps): RunStep[] {
@@ -136,5 +148,5 @@ function timeout(ms: number | undefined): { timeoutMs?: number } {
 export function hooksOnlyForChanges(plan: ApplyPlan): ApplyPlan {
   if (!plan.hooks?.length || !planChangesNothing(plan)) return plan;
   const { hooks: _hooks, ...rest } = plan;
-  return { ...rest, steps: withoutHookSteps(plan.steps, plan.initialInventory, plan.initialParent) };
+  return { ...rest, ...mapSteps(plan, (steps) => withoutHookSteps(steps, plan.initialInventory, plan.initialParent)) };
 }

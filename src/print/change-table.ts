@@ -14,14 +14,19 @@ function noteOf(c: Change): string {
   return c.note ?? "";
 }
 
+/** The operation in kapp's words: `noop` for unchanged (the table, `live diff`'s JSON). */
+export function kappOperation(c: Change): string {
+  return c.operation === "unchanged" ? "noop" : c.operation;
+}
+
 function paintOp(c: Change, text: string, paint: ChalkInstance): string {
   if (c.error) return paint.red(text);
-  if (c.skip || c.operation === "noop") return paint.dim(text);
+  if (c.skip || c.operation === "unchanged") return paint.dim(text);
   return c.operation === "create" ? paint.green(text) : c.operation === "delete" || c.operation === "replace" ? paint.red(text) : paint.yellow(text);
 }
 
 export function formatChangeTable(changes: readonly Change[], paint: ChalkInstance): string[] {
-  const rows = changes.map((c) => [c.ref.namespace || "(cluster)", c.ref.name, c.ref.kind, c.operation, noteOf(c)] as const);
+  const rows = changes.map((c) => [c.ref.namespace || "(cluster)", c.ref.name, c.ref.kind, kappOperation(c), noteOf(c)] as const);
   const widths = HEADERS.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
   const line = (cells: readonly string[], render: (cell: string, i: number) => string) =>
     cells

@@ -9,7 +9,7 @@ import { formatGoJsonLine, type JsonRecord } from "./go-json.js";
 import { escapeTerminal } from "./terminal-text.js";
 
 /** `[prod-eu] ` (the name escaped: it comes from the kubeconfig). */
-export function clusterPrefix(cluster: string): string {
+function clusterPrefix(cluster: string): string {
   return `[${escapeTerminal(cluster)}] `;
 }
 

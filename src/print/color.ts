@@ -3,7 +3,7 @@
 
 import { Chalk, type ChalkInstance } from "chalk";
 
-export interface ResolveColorOptions {
+interface ResolveColorOptions {
   /** `--color` (true) / `--no-color` (false); undefined when neither was given. */
   flag?: boolean;
   env: Record<string, string | undefined>;

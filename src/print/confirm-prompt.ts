@@ -5,14 +5,14 @@ import { escapeDeep } from "./terminal-text.js";
 import { createInterface } from "node:readline";
 import type { ChalkInstance } from "chalk";
 import type { Change, ChangeSet } from "../diff/change-set.js";
-import { isYes } from "../confirm/confirm-policy.js";
+import { isYes } from "../diff/confirm-policy.js";
 import { createPalette } from "./color.js";
 import { formatChangeTable } from "./change-table.js";
 
 /** Rows shown at most; the rest are counted. */
 const MAX_ROWS = 40;
 
-export interface ConfirmQuestion {
+interface ConfirmQuestion {
   command: "apply" | "destroy";
   inventory: ChangeSet["inventory"];
   /** Every delete candidate, kept ones included (they show why they are kept). */
@@ -39,7 +39,7 @@ export function formatConfirmQuestion(raw: ConfirmQuestion, paint: ChalkInstance
   return [...lines, ""];
 }
 
-export interface AskOptions {
+interface AskOptions {
   stdin: NodeJS.ReadStream;
   stdout: NodeJS.WritableStream;
   color: boolean;

@@ -7,14 +7,15 @@ import type { ChalkInstance } from "chalk";
 import { summarizeChanges, type ChangeSet } from "../diff/change-set.js";
 import { formatChangeDiff } from "../diff/object-diff.js";
 import { createPalette } from "./color.js";
-import { formatChangeCounts, formatChangeTable, formatHookRows } from "./change-table.js";
+import { formatChangeCounts, formatChangeTable, formatHookRows, kappOperation } from "./change-table.js";
 import { formatChangeSetMarkdown } from "./markdown-printer.js";
+import { formatStepLines } from "./step-lines.js";
 import { githubAnnotation } from "./error-report.js";
 import { formatRef } from "../model/ref.js";
 
 export type DiffOutput = "text" | "json" | "markdown";
 
-export interface DiffPrintOptions {
+interface DiffPrintOptions {
   output: DiffOutput;
   stdout: NodeJS.WritableStream;
   color: boolean;
@@ -41,6 +42,7 @@ export function formatChangeSetText(cs: ChangeSet, paint: ChalkInstance): string
   if (cs.changes.length === 0) return [...lines, "No objects in the package or its inventory."];
   lines.push(...formatChangeTable(cs.changes, paint), "", formatChangeCounts(summarizeChanges(cs)));
   if (cs.hooks?.length) lines.push("", "Hooks, in the order they run:", ...formatHookRows(cs.hooks, paint).map((l) => `  ${l}`));
+  if (cs.steps?.length) lines.push("", "Steps, in order:", ...formatStepLines(cs.steps, inv));
   for (const c of cs.changes) {
     const diff = formatChangeDiff(c);
     if (diff.length) lines.push("", ...diff.map((l) => colourDiffLine(l, paint)));
@@ -69,7 +71,7 @@ export function changeSetJson(cs: ChangeSet): unknown {
         kind: c.ref.kind,
         namespace: c.ref.namespace,
         name: c.ref.name,
-        operation: c.operation,
+        operation: kappOperation(c),
         ...(c.skip ? { skip: c.skip } : {}),
         ...(c.error ? { error: c.error } : {}),
         ...(c.note ? { note: c.note } : {}),

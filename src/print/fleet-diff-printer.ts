@@ -7,7 +7,7 @@ import { isEffective, summarizeChanges, type ChangeSet } from "../diff/change-se
 import type { ExitCode } from "../model/errors.js";
 import { formatChangeSetText, changeSetJson, type DiffOutput } from "./diff-printer.js";
 import { createPalette } from "./color.js";
-import { formatChangeSetMarkdown } from "./markdown-printer.js";
+import { escapeHtml, formatChangeSetMarkdown } from "./markdown-printer.js";
 import { escapeDeep, escapeTerminal, escapeTerminalLines } from "./terminal-text.js";
 
 /** One cluster's preview: its change set, or what stopped it. */
@@ -18,7 +18,7 @@ export interface ClusterPreview {
   exitCode: ExitCode;
 }
 
-export interface FleetDiffPrintOptions {
+interface FleetDiffPrintOptions {
   output: DiffOutput;
   stdout: NodeJS.WritableStream;
   color: boolean;
@@ -38,7 +38,7 @@ function effective(p: ClusterPreview): number {
 }
 
 /** A cluster's result in a word or three: `2 changes`, `no changes`, `error: ...`. */
-export function previewVerdict(p: ClusterPreview): string {
+function previewVerdict(p: ClusterPreview): string {
   if (p.error) return `error: ${p.error.split("\n")[0]}`;
   const n = effective(p);
   const errors = p.changes?.changes.filter((c) => c.error).length ?? 0;
@@ -48,10 +48,6 @@ export function previewVerdict(p: ClusterPreview): string {
 
 function cell(text: string): string {
   return text.replace(/\r?\n/g, " ").replace(/\|/g, "\\|");
-}
-
-function escapeHtml(s: string): string {
-  return s.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;");
 }
 
 export function formatFleetMarkdown(raw: readonly ClusterPreview[], title: string): string {
@@ -76,7 +72,7 @@ export function formatFleetMarkdown(raw: readonly ClusterPreview[], title: strin
   return out.join("\n");
 }
 
-export function formatFleetPreviewText(previews: readonly ClusterPreview[], color: boolean): string[] {
+function formatFleetPreviewText(previews: readonly ClusterPreview[], color: boolean): string[] {
   const paint = createPalette(color);
   const width = Math.max(7, ...previews.map((p) => escapeTerminal(p.cluster).length));
   const lines = [paint.bold(`${"CLUSTER".padEnd(width)}  RESULT`), ...previews.map((p) => `${escapeTerminal(p.cluster).padEnd(width)}  ${escapeTerminalLines(previewVerdict(p)).replace(/\n/g, " ")}`)];
@@ -89,7 +85,7 @@ export function formatFleetPreviewText(previews: readonly ClusterPreview[], colo
 }
 
 /** The JSON document: each cluster's exit code and change set (as one cluster's `live diff --output json`), or its error. */
-export function fleetPreviewJson(previews: readonly ClusterPreview[]): unknown {
+function fleetPreviewJson(previews: readonly ClusterPreview[]): unknown {
   return {
     clusters: previews.map((p) => ({ cluster: p.cluster, exitCode: p.exitCode, ...(p.changes ? (changeSetJson(p.changes) as object) : { error: p.error }) })),
   };

@@ -16,7 +16,7 @@ import { printRun } from "./printer.js";
 import type { PrintOptions } from "./print-options.js";
 import { escapeTerminal, escapeTerminalLines } from "./terminal-text.js";
 
-export interface FleetPrintOptions extends Omit<PrintOptions, "tty" | "progress"> {
+interface FleetPrintOptions extends Omit<PrintOptions, "tty" | "progress"> {
   /** Set when stderr is a terminal that may show the live view: its size. */
   view?: { columns: number; rows: number; signal?: AbortSignal };
   /** Hands the view to the command (to pause it for a question), once made. */
@@ -113,7 +113,7 @@ function endStream(s: NodeJS.WritableStream): Promise<void> {
 }
 
 /** What a cluster's row counts: applied, pruned (or deleted), failed, reconciled. */
-export function resultCounts(r: ClusterResult): { applied: number; pruned: number; deleted: number; failed: number; reconciled: number } | undefined {
+function resultCounts(r: ClusterResult): { applied: number; pruned: number; deleted: number; failed: number; reconciled: number } | undefined {
   const s = r.stats;
   if (!s) return undefined;
   return {
@@ -163,7 +163,7 @@ export function formatRolloutStop(results: readonly ClusterResult[]): string | u
 }
 
 /** A cluster's line in --output json, after its events: how it ended, with the table's counts. */
-export function clusterJson(r: ClusterResult, command: "apply" | "destroy", at: Date): JsonRecord {
+function clusterJson(r: ClusterResult, command: "apply" | "destroy", at: Date): JsonRecord {
   const c = resultCounts(r);
   return {
     type: "cluster",

@@ -28,7 +28,7 @@ function countsOf(statuses: readonly KStatus[]): { current: number; inProgress: 
   return c;
 }
 
-export function formatFleetStatusTable(results: readonly ClusterStatus[], color: boolean): string[] {
+function formatFleetStatusTable(results: readonly ClusterStatus[], color: boolean): string[] {
   const paint = createPalette(color);
   const header = ["CLUSTER", "OBJECTS", "CURRENT", "INPROGRESS", "FAILED", "OTHER", "EXIT"];
   const rows = results.map((r) => {

@@ -28,7 +28,7 @@ interface ClusterRow {
   message?: string;
 }
 
-export interface FleetViewState {
+interface FleetViewState {
   command: "apply" | "destroy";
   waves: number;
   rows: Map<string, ClusterRow>;
@@ -86,7 +86,7 @@ export function updateFleetView(s: FleetViewState, e: FleetEvent, nowMs: number)
   }
 }
 
-export interface FleetRenderOptions {
+interface FleetRenderOptions {
   nowMs: number;
   columns: number;
   /** Rows drawn at most: past it, the running clusters first and a line counting the rest. */
@@ -177,7 +177,7 @@ export interface FleetView {
   close(): void;
 }
 
-export interface FleetViewOptions {
+interface FleetViewOptions {
   out: NodeJS.WritableStream;
   columns: number;
   rows: number;

@@ -9,15 +9,15 @@ import { formatAge } from "./table-layout.js";
 import { formatColumns } from "./text-columns.js";
 import { formatDuration } from "./waiting-line.js";
 
-export type ListOutput = "table" | "json";
+type ListOutput = "table" | "json";
 
-export interface ListPrintOptions {
+interface ListPrintOptions {
   output: ListOutput;
   stdout: NodeJS.WritableStream;
   color: boolean;
 }
 
-export function paintResult(result: ShownResult | undefined, text: string, paint: ChalkInstance): string {
+function paintResult(result: ShownResult | undefined, text: string, paint: ChalkInstance): string {
   switch (result) {
     case "succeeded":
       return paint.green(text);

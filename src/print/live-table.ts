@@ -4,7 +4,7 @@
 
 const ERASE_PREVIOUS_LINE = "\x1b[1A\x1b[2K\r";
 
-export interface LiveTableOptions {
+interface LiveTableOptions {
   out: NodeJS.WritableStream;
   tty: boolean;
   intervalMs: number;

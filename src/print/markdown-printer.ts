@@ -10,6 +10,7 @@ import { isEffective, summarizeChanges, type Change, type ChangeSet } from "../d
 import { diffPath, formatChangeDiff } from "../diff/object-diff.js";
 import { refKey, type ObjRef } from "../model/ref.js";
 import { formatChangeCounts, HOOK_PLACE } from "./change-table.js";
+import { formatStepLines } from "./step-lines.js";
 
 /** A table cell: one line, pipes escaped. */
 function cell(text: string): string {
@@ -26,9 +27,9 @@ function whyNot(c: Change): string {
   return c.error ? `error: ${c.error}` : (c.skip ?? "");
 }
 
-/** Every change but the noops, in the change set's order. */
-export function markdownRows(cs: ChangeSet): Change[] {
-  return cs.changes.filter((c) => c.operation !== "noop");
+/** Every change but the unchanged ones, in the change set's order. */
+function markdownRows(cs: ChangeSet): Change[] {
+  return cs.changes.filter((c) => c.operation !== "unchanged");
 }
 
 export function formatChangeSetMarkdown(raw: ChangeSet, title = "kpt-ts live diff"): string {
@@ -50,6 +51,7 @@ export function formatChangeSetMarkdown(raw: ChangeSet, title = "kpt-ts live dif
     for (const h of cs.hooks) out.push(`| ${h.phase} ${h.wave + 1}${h.operation === "recreate" ? " (recreate)" : ""} | ${cell(h.ref.kind)} | ${cell(h.ref.namespace || "(cluster)")} | ${cell(h.ref.name)} | ${HOOK_PLACE[h.phase]} | ${cell(h.error ?? "")} |`);
     out.push("");
   }
+  if (cs.steps?.length) out.push("Steps, in order:", "", ...formatStepLines(cs.steps, inv).map(escapeHtml), "");
   for (const c of rows.filter(isEffective)) {
     const diff = formatChangeDiff(c);
     if (!diff.length) continue;
@@ -61,7 +63,7 @@ export function formatChangeSetMarkdown(raw: ChangeSet, title = "kpt-ts live dif
   return out.join("\n");
 }
 
-function escapeHtml(s: string): string {
+export function escapeHtml(s: string): string {
   return s.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;");
 }
 
@@ -76,7 +78,7 @@ export function wavesFlowchart(cs: ChangeSet): string[] {
   const byRef = new Map(cs.changes.map((c) => [refKey(c.ref), c]));
   const what = (r: ObjRef) => {
     const c = byRef.get(refKey(r));
-    const op = !c ? "" : c.error ? "fails: " : c.skip ? "skipped: " : c.operation === "noop" ? "unchanged: " : `${c.operation}: `;
+    const op = !c ? "" : c.error ? "fails: " : c.skip ? "skipped: " : `${c.operation}: `;
     return `${op}${r.kind} ${r.namespace ? `${r.namespace}/` : ""}${r.name}`;
   };
   // Hooks in their place: pre-apply before the first apply wave, post-apply after the last prune wave.

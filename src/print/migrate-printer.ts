@@ -3,7 +3,7 @@
 
 import { escapeTerminal } from "./terminal-text.js";
 
-export interface MigrateSteps {
+interface MigrateSteps {
   /** Starts a step's line ("  retrieve the current ConfigMap inventory..."); kpt does not indent the template file's. */
   step(label: string, indent?: boolean): void;
   /** Ends the current step's line with its outcome ("success", "success (3 inventory objects)"). */

@@ -10,7 +10,8 @@ import { githubAnnotation } from "./error-report.js";
 import { printEvents } from "./events-printer.js";
 import { printJson } from "./json-printer.js";
 import { printTable } from "./table-printer.js";
-import { escapeDeep } from "./terminal-text.js";
+import { formatStepLines } from "./step-lines.js";
+import { escapeDeep, escapeTerminal } from "./terminal-text.js";
 import type { PrintOptions } from "./print-options.js";
 
 export type { OutputFormat, PrintOptions } from "./print-options.js";
@@ -52,27 +53,32 @@ async function* escapeEvents(events: AsyncIterable<EngineEvent>): AsyncIterable<
 }
 
 /** kpt's notice, on stderr in every output format, just before apply installs the ResourceGroup CRD. */
-export const CRD_NOTICE = "installing inventory ResourceGroup CRD.";
+const CRD_NOTICE = "installing inventory ResourceGroup CRD.";
 
 /**
  * One line per object applied otherwise than the run's way (too large for client-side apply, so
  * applied server-side), on every run that applies it, dry runs included.
  */
-export function methodNotices(plan: ApplyPlan): string[] {
+function methodNotices(plan: ApplyPlan): string[] {
   return plan.applies.filter((p) => p.methodReason && !p.skip).map((p) => `${formatRef(p.ref)} is applied server-side: ${p.methodReason}.`);
 }
 
 /**
  * Passes the events through, writing to stderr what no output format has a place for: kpt's notice
- * that apply installs the ResourceGroup CRD; which objects are applied server-side and why; once, the line saying a dry run was computed locally
- * (a read-only identity); and under GitHub Actions an annotation for each apply failure traced to a
- * file and line.
+ * that apply installs the ResourceGroup CRD; which objects are applied server-side and why; a dry
+ * run's list of what the run would do, step by step (not with --output json: stderr stays kpt's);
+ * once, the line saying a dry run was computed locally (a read-only identity); and under GitHub
+ * Actions an annotation for each apply failure traced to a file and line.
  */
 async function* withSideNotes(events: AsyncIterable<EngineEvent>, opts: PrintOptions): AsyncIterable<EngineEvent> {
   let localSaid = false;
   for await (const e of events) {
     if (e.type === "init" && e.dryRun === "none" && e.plan?.command === "apply" && e.plan.installCrd) opts.stderr.write(`${CRD_NOTICE}\n`);
     if (e.type === "init" && e.plan?.command === "apply") for (const line of methodNotices(e.plan)) opts.stderr.write(`${line}\n`);
+    if (e.type === "init" && e.plan?.realSteps?.length && opts.output !== "json") {
+      const steps = formatStepLines(e.plan.realSteps, `${e.inventory.namespace}/${e.inventory.name}`);
+      opts.stderr.write(["The run would take these steps, in order:", ...steps].map((l) => `${escapeTerminal(l)}\n`).join(""));
+    }
     // kpt prints nothing more for a destroy that finds no inventory; a person learns why.
     if (e.type === "init" && e.plan?.command === "destroy" && !e.plan.inventory.stored && opts.cluster) opts.stderr.write(absentInventoryLine("destroy", e.plan.inventory.info, opts.cluster));
     if (e.type === "apply" && e.local && !localSaid) {

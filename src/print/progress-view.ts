@@ -112,7 +112,7 @@ function countLabel(o: TrackedObject, goal: ProgressState["goal"]): string {
 
 const LABEL_ORDER = ["Current", "Deleted", "InProgress", "Terminating", "Unknown", "NotFound", "Failed", "Timeout", "Skipped"];
 
-export interface RenderOptions {
+interface RenderOptions {
   nowMs: number;
   /** Terminal width: lines are cut to it, so the view never wraps (and erases cleanly). */
   columns: number;
@@ -162,7 +162,7 @@ function rank(label: string): number {
   return i < 0 ? LABEL_ORDER.length : i;
 }
 
-export interface ProgressView {
+interface ProgressView {
   /** Writes a line-producing action above the view (erase, act, redraw). */
   above(write: () => void): void;
   update(e: EngineEvent): void;
@@ -170,7 +170,7 @@ export interface ProgressView {
   close(): void;
 }
 
-export interface ProgressViewOptions {
+interface ProgressViewOptions {
   out: NodeJS.WritableStream;
   columns: number;
   rows: number;

@@ -27,10 +27,10 @@ import {
   type LiveState,
 } from "./table-layout.js";
 
-export const STATUS_TABLE_REDRAW_MS = 1000;
+const STATUS_TABLE_REDRAW_MS = 1000;
 
 /** An object the command follows, and the name of the inventory listing it. */
-export interface StatusTarget {
+interface StatusTarget {
   ref: ObjRef;
   inventoryName: string;
 }
@@ -84,7 +84,7 @@ export async function printLiveStatus(raw: AsyncIterable<StatusEvent>, opts: Sta
  * The binary's `live status` line (cli-utils' status printer), naming the inventory and the
  * namespace: `inv-b/deployment.apps/ns-b/web is Current: ...`, `inv-b/namespace//ns-b is ...`.
  */
-export function formatInventoryStatusLine(e: Pick<StatusEvent, "ref" | "status" | "message" | "heldBy">, inventoryName: string): string {
+function formatInventoryStatusLine(e: Pick<StatusEvent, "ref" | "status" | "message" | "heldBy">, inventoryName: string): string {
   return `${inventoryName}/${formatGroupKind(e.ref)}/${e.ref.namespace}/${e.ref.name} is ${e.status}: ${statusMessage(e)}`;
 }
 
@@ -109,7 +109,7 @@ async function* escapeStatusEvents(events: AsyncIterable<StatusEvent>): AsyncIte
 }
 
 /** `{"group":"apps","inventory-name":"...","kind":"Deployment","message":...,"type":"status"}` */
-export function formatStatusJson(e: StatusEvent, inventoryName: string, at: Date): string {
+function formatStatusJson(e: StatusEvent, inventoryName: string, at: Date): string {
   return formatGoJsonLine({
     ...refContent(e.ref),
     "inventory-name": inventoryName,
@@ -123,7 +123,7 @@ export function formatStatusJson(e: StatusEvent, inventoryName: string, at: Date
 /** A row of the status table: an object's state, and the inventory listing it. */
 type StatusRow = LiveState & { inventoryName: string };
 
-export function statusTableColumns(opts: Pick<StatusPrintOptions, "color" | "now">): Column<StatusRow>[] {
+function statusTableColumns(opts: Pick<StatusPrintOptions, "color" | "now">): Column<StatusRow>[] {
   const paint = createPalette(opts.color);
   const now = opts.now ?? (() => new Date());
   return [

@@ -7,7 +7,7 @@ import type { ObjRef } from "../model/ref.js";
 import type { KubeObject } from "../model/kube-object.js";
 
 /** A cell: what to print (maybe with colour codes) and how many columns it takes on screen. */
-export interface Cell {
+interface Cell {
   text: string;
   width: number;
 }

@@ -28,16 +28,16 @@ import { RunTally } from "../model/run-tally.js";
 import { formatTimeoutSummary } from "./waiting-line.js";
 import { formatHookLine, formatReplaceLine } from "./lifecycle-lines.js";
 
-export const TABLE_REDRAW_MS = 500;
+const TABLE_REDRAW_MS = 500;
 
-export interface RunRow extends LiveState {
+interface RunRow extends LiveState {
   action: "Apply" | "Prune" | "Delete";
   actionStatus: ActuationStatus;
   actionError?: string;
   waitStatus?: WaitStatus;
 }
 
-export function runTableColumns(paint: ChalkInstance, now: () => Date): Column<RunRow>[] {
+function runTableColumns(paint: ChalkInstance, now: () => Date): Column<RunRow>[] {
   return [
     { header: "NAMESPACE", width: 10, render: namespaceCell },
     { header: "RESOURCE", width: 40, render: resourceCell },
@@ -94,7 +94,7 @@ export async function printTable(events: AsyncIterable<EngineEvent>, opts: Print
 }
 
 /** Folds one event into the row of its object; events for objects outside the run are ignored. */
-export function updateRow(rows: Map<string, RunRow>, e: EngineEvent): void {
+function updateRow(rows: Map<string, RunRow>, e: EngineEvent): void {
   if (!("ref" in e)) return;
   const row = rows.get(refKey(e.ref));
   if (!row) return;

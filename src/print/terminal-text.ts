@@ -93,7 +93,7 @@ function isLiveObject(v: unknown): v is { metadata?: unknown; status?: unknown }
  * rest (spec, managedFields...) is passed on as it is: walking every field of every object of a
  * run on each status change cost more than the rest of the printing.
  */
-export function escapeLiveObject<T extends { metadata?: unknown; status?: unknown }>(obj: T): T {
+function escapeLiveObject<T extends { metadata?: unknown; status?: unknown }>(obj: T): T {
   const meta = (obj.metadata ?? {}) as { name?: unknown; namespace?: unknown };
   const name = walk(meta.name, true);
   const namespace = walk(meta.namespace, true);

@@ -3,7 +3,7 @@
 
 import type { ChalkInstance } from "chalk";
 
-export interface TextColumn<Row> {
+interface TextColumn<Row> {
   header: string;
   cell: (row: Row) => string;
   /** Colour for the cell's text (measured before painting). */

@@ -5,9 +5,9 @@ import type { WaitEvent, WaitingEvent, WaitReason } from "../model/events.js";
 import { formatRef, type ObjRef } from "../model/ref.js";
 
 /** First report after this long in one wait phase... */
-export const FIRST_WAITING_REPORT_MS = 5_000;
+const FIRST_WAITING_REPORT_MS = 5_000;
 /** ...then at most one report per this interval, so logs stay readable. */
-export const WAITING_REPORT_INTERVAL_MS = 30_000;
+const WAITING_REPORT_INTERVAL_MS = 30_000;
 /** Objects named on one line; the rest are counted. */
 const MAX_NAMED = 5;
 

@@ -16,7 +16,7 @@ export interface PruneContext {
 }
 
 /** The protection annotation that keeps an object, if it has one. */
-export function deletionProtection(live: KubeObject): string | undefined {
+function deletionProtection(live: KubeObject): string | undefined {
   const a = live.metadata.annotations ?? {};
   if (a[ON_REMOVE_ANNOTATION] === ON_REMOVE_KEEP) return `annotation prevents deletion ("${ON_REMOVE_ANNOTATION}": "${ON_REMOVE_KEEP}")`;
   if (a[DELETION_ANNOTATION] === DELETION_DETACH) return `annotation prevents deletion ("${DELETION_ANNOTATION}": "${DELETION_DETACH}")`;

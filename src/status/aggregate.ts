@@ -1,27 +1,10 @@
-// Status over a set of objects (cli-utils' genericAggregator) and the small predicates a
-// waiter needs (cli-utils' taskrunner Condition.Meets / allMatchStatus, WaitTask's failure check).
+// The small predicates a waiter needs (cli-utils' taskrunner Condition.Meets / allMatchStatus, WaitTask's failure check).
 
 import type { KStatus } from "../model/events.js";
 import { describeHolds } from "./deletion-holds.js";
 import type { DesiredStatus, StatusResult } from "./types.js";
 
-/**
- * Any Failed -> Failed; else any Unknown -> Unknown; else all equal `desired` -> `desired`;
- * else InProgress. An empty set has nothing left to wait for, so it is `desired`.
- */
-export function aggregateStatus(statuses: Iterable<KStatus>, desired: DesiredStatus): KStatus {
-  let anyUnknown = false;
-  let allDesired = true;
-  for (const s of statuses) {
-    if (s === "Failed") return "Failed";
-    if (s === "Unknown") anyUnknown = true;
-    if (s !== desired) allDesired = false;
-  }
-  if (anyUnknown) return "Unknown";
-  return allDesired ? desired : "InProgress";
-}
-
-export interface GenerationCheck {
+interface GenerationCheck {
   /** metadata.generation of the object the status was computed from; missing counts as 0. */
   liveGeneration?: number;
   /** metadata.generation the apply returned; missing counts as 0. */

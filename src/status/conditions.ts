@@ -1,7 +1,8 @@
 // Reading `status.conditions` the way kstatus does (GetObjectWithConditions): missing or null
 // means none; a wrong shape is an error (Unknown), not an empty list.
 
-import { MalformedStatusError, isRecord, typeName, unexpectedType } from "./fields.js";
+import { isRecord } from "../model/kube-object.js";
+import { MalformedStatusError, typeName, unexpectedType } from "./fields.js";
 
 /** A condition as found on an object; absent string fields read as "". */
 export interface ObjectCondition {

@@ -30,7 +30,7 @@ const FINALIZER_MEANING: Record<string, string> = {
 /** How client-go's ErrGroupDiscoveryFailed starts its list of the group/versions that failed. */
 const DISCOVERY_FAILED = "unable to retrieve the complete list of server APIs:";
 
-export interface FailedGroupVersion {
+interface FailedGroupVersion {
   group: string;
   version: string;
   /** The error discovery gave for it (`stale GroupVersion discovery: ...`). */
@@ -51,7 +51,7 @@ export function failedGroupVersions(message: string): FailedGroupVersion[] {
 }
 
 /** The APIService that serves a group/version is named `<version>.<group>`. */
-export function apiServiceName(group: string, version: string): string {
+function apiServiceName(group: string, version: string): string {
   return `${version}.${group}`;
 }
 

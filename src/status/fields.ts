@@ -3,6 +3,8 @@
 // mistyped field; strict readers (NestedInt64/NestedString) throw MalformedStatusError,
 // which computeStatus turns into Unknown.
 
+import { isRecord } from "../model/kube-object.js";
+
 export class MalformedStatusError extends Error {
   override readonly name = "MalformedStatusError";
 }
@@ -19,10 +21,6 @@ export function typeName(v: unknown): string {
 /** "reading <where>: expected <want>, got a <type>" */
 export function unexpectedType(where: string, want: string, got: unknown): MalformedStatusError {
   return new MalformedStatusError(`reading ${where}: expected ${want}, got a ${typeName(got)}`);
-}
-
-export function isRecord(v: unknown): v is Record<string, unknown> {
-  return typeof v === "object" && v !== null && !Array.isArray(v);
 }
 
 /**

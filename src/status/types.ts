@@ -8,7 +8,7 @@ import type { KubeObject } from "../model/kube-object.js";
 export type DesiredStatus = "Current" | "NotFound";
 
 /** A condition kstatus derives; always abnormal-true, so `status` is always "True". */
-export interface KStatusCondition {
+interface KStatusCondition {
   type: "Reconciling" | "Stalled";
   status: "True";
   reason: string;

@@ -10,7 +10,7 @@ import { refKey, refOf } from "../model/ref.js";
 import type { KubeObject } from "../model/kube-object.js";
 import { combinedSelector, explainWait, explanationNeeds } from "./wait-reasons.js";
 
-export const EXPLAIN_INTERVAL_MS = 3_000;
+const EXPLAIN_INTERVAL_MS = 3_000;
 /**
  * Objects explained per round: the first still waiting, in apply order. Explaining a thousand waiting
  * Deployments would LIST every Pod and ReplicaSet of their namespace each round (memory and API

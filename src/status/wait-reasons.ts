@@ -9,7 +9,7 @@ import type { KubeObject } from "../model/kube-object.js";
 import { computeStatus } from "./compute-status.js";
 
 /** Objects read to explain a wait: the Pods and ReplicaSets of its namespace, the PersistentVolumes. */
-export interface RelatedObjects {
+interface RelatedObjects {
   pods: readonly KubeObject[];
   replicaSets: readonly KubeObject[];
   volumes: readonly KubeObject[];
@@ -19,7 +19,7 @@ export interface RelatedObjects {
 const MAX_SELECTOR_VALUES = 50;
 
 /** Pods listed per owner at most; the rest are counted. */
-export const MAX_PODS_SHOWN = 3;
+const MAX_PODS_SHOWN = 3;
 
 const POD_OWNERS = new Set(["apps/StatefulSet", "apps/DaemonSet", "apps/ReplicaSet", "batch/Job"]);
 

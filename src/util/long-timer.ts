@@ -4,9 +4,9 @@
 // and beyond mean what they say.
 
 /** The longest delay setTimeout takes as given. */
-export const MAX_TIMER_MS = 2 ** 31 - 1;
+const MAX_TIMER_MS = 2 ** 31 - 1;
 
-export interface LongTimer {
+interface LongTimer {
   clear(): void;
 }
 

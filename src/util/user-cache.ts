@@ -33,7 +33,7 @@ export function userCacheDir(env: NodeJS.ProcessEnv, name: string): string {
 }
 
 /** The largest cache file read back (a code cache is a few MiB; a parsed file at most a few times its 256 MiB). */
-export const MAX_CACHE_FILE_BYTES = 1024 * 1024 * 1024;
+const MAX_CACHE_FILE_BYTES = 1024 * 1024 * 1024;
 
 const uid = (): number | undefined => process.getuid?.();
 
@@ -265,7 +265,7 @@ function tempNameFor(file: string): string {
 }
 
 /** Removes the temporary files of writes that have not finished (called at exit). */
-export function removePendingTemporaries(): void {
+function removePendingTemporaries(): void {
   for (const tmp of pending) {
     try {
       unlinkSync(tmp);

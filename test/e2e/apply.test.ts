@@ -110,6 +110,16 @@ describe("kpt-ts live apply", () => {
     expect(plan).toContain("4 resource(s) applied. 1 created, 2 unchanged, 1 configured, 0 failed");
     expect(plan).toContain("1 resource(s) pruned, 0 skipped, 0 failed");
     expect(plan.filter((l) => l.includes("reconcile")), "a dry-run waits for nothing").toEqual([]);
+    // What the apply itself would do, in order, on stderr (stdout stays kpt's lines; issue 31).
+    expect(dry.stderr.split("\n").filter((l) => /^\d+\. /.test(l)).map((l) => l.replace(/ \S+\/inventory-\d+/, "").replace(/ \(.*| listing .*|: .*/, ""))).toEqual([
+      "1. store the inventory",
+      "2. apply wave 1",
+      "3. wait until apply wave 1 is reconciled",
+      "4. prune wave 1",
+      "5. wait until prune wave 1 is gone",
+      "6. store the inventory",
+    ]);
+    expect(dry.stderr).toMatch(/^4\. prune wave 1: 1 object \(configmap\/cm-b\)$/m);
     expect(await clusterState(ns, dir)).toEqual(before);
 
     const real = await apply(dir);

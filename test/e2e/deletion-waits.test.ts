@@ -9,7 +9,7 @@ import { startFaultProxy, type FaultProxy } from "../helpers/fault-proxy.js";
 import { writePackage } from "../helpers/fixtures.js";
 import { createNamespace, kptTs, kubeconfig, kubectl, waitUntil } from "../helpers/run.js";
 import { getObject, printed, uniqueName, widgetCrd } from "../helpers/scenario.js";
-import { QUIET_REREAD_MS } from "../../src/status/live-cache.js";
+import { QUIET_REREAD_MS } from "../../src/cluster/live-cache.js";
 
 const HOLD = "kpt-ts.dev/e2e-hold";
 

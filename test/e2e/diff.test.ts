@@ -78,6 +78,16 @@ describe("kpt-ts live diff", () => {
     expect(rows).toEqual(["cfg ConfigMap update", "db Secret update", "fresh ConfigMap create", "keep ConfigMap delete", "old ConfigMap delete", "same ConfigMap noop"]);
     expect(text.stdout).toMatch(/keep +ConfigMap +delete +skip: annotation prevents deletion \("cli-utils.sigs.k8s.io\/on-remove": "keep"\)/);
     expect(text.stdout).toMatch(/Op: 1 create, 2 update, 1 delete, 1 noop, 1 skipped/);
+    // Beyond the rows, the order the apply takes (issue 31): the inventory extended first, the
+    // wave and its wait, the prune and its wait, the inventory's final write.
+    expect(text.stdout.split("\n").filter((l) => /^\d+\. /.test(l))).toEqual([
+      expect.stringMatching(new RegExp(`^1\\. store the inventory ${ns}/inventory-\\d+ listing 6 objects, before any other write$`)),
+      "2. apply wave 1: 4 objects (configmap/cfg, configmap/fresh, configmap/same, 1 more)",
+      "3. wait until apply wave 1 is reconciled",
+      "4. prune wave 1: 2 objects (configmap/old, configmap/keep)",
+      "5. wait until prune wave 1 is gone",
+      expect.stringMatching(new RegExp(`^6\\. store the inventory ${ns}/inventory-\\d+: what exists now, with its status$`)),
+    ]);
     expect(text.stdout).toContain('-  color: blue\n+  color: green');
     expect(text.stdout).toContain("-  password: <masked>\n+  password: <masked (changed)>");
     expect(text.stdout).toContain("   user: <masked>");

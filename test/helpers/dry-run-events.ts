@@ -4,7 +4,8 @@
 
 import type { ApplyEvent, EngineEvent } from "../../src/model/events.js";
 import type { KubeObject } from "../../src/model/kube-object.js";
-import type { ApplyPlan, PlannedApply, PlannedDelete, PlannedOperation } from "../../src/model/plan.js";
+import { APPLIED } from "../../src/model/operation.js";
+import type { ApplyPlan, PlannedApply, PlannedDelete } from "../../src/model/plan.js";
 import type { ObjRef } from "../../src/model/ref.js";
 import { applySteps } from "../../src/plan/plan-steps.js";
 
@@ -13,7 +14,7 @@ export interface DryApply {
   /** The object in the cluster before the run. */
   live?: KubeObject;
   /** The plan's operation (default: create without live, else update). */
-  planned?: PlannedOperation;
+  planned?: PlannedApply["operation"];
   /** The plan's skip. */
   skip?: string;
   /** The apply event (default: Successful, with the plan's operation). */
@@ -25,8 +26,6 @@ export interface DryDelete extends Pick<PlannedDelete, "ref" | "live" | "decisio
   status?: "Successful" | "Skipped" | "Failed";
   error?: string;
 }
-
-const DONE = { create: "created", update: "configured", unchanged: "unchanged" } as const;
 
 export function dryRunEvents(o: { applies?: DryApply[]; deletes?: DryDelete[]; waves?: { apply: ObjRef[][]; delete: ObjRef[][] }; exists?: boolean }): EngineEvent[] {
   const applies: PlannedApply[] = (o.applies ?? []).map((a, i) => ({
@@ -58,7 +57,7 @@ export function dryRunEvents(o: { applies?: DryApply[]; deletes?: DryDelete[]; w
   for (const [i, a] of (o.applies ?? []).entries()) {
     const p = applies[i]!;
     const status = p.skip ? "Skipped" : "Successful";
-    const base: ApplyEvent = { type: "apply", ref: a.ref, status, ...(p.skip ? { error: p.skip } : { operation: DONE[p.operation] }), ...(a.live ? { before: a.live } : {}), ...(status === "Successful" && a.live ? { after: a.live } : {}) };
+    const base: ApplyEvent = { type: "apply", ref: a.ref, status, ...(p.skip ? { error: p.skip } : { operation: APPLIED[p.operation] }), ...(a.live ? { before: a.live } : {}), ...(status === "Successful" && a.live ? { after: a.live } : {}) };
     events.push({ ...base, ...a.event });
   }
   for (const d of o.deletes ?? []) {

@@ -1,6 +1,7 @@
 // Reading the cluster's own record in end-to-end tests: objects (or their absence), condition
 // times, and the order of lines a run printed.
 import { kubectl } from "./run.js";
+import { getObject as getKubeObject } from "./scenario.js";
 
 export interface Condition {
   type: string;
@@ -26,13 +27,8 @@ export interface LiveObject {
   status?: any;
 }
 
-/** The live object, or undefined when the cluster says NotFound (any other failure throws). */
-export async function getObject(kind: string, name: string, namespace?: string, opts: { managedFields?: boolean } = {}): Promise<LiveObject | undefined> {
-  const r = await kubectl(["get", kind, name, ...(namespace ? ["-n", namespace] : []), ...(opts.managedFields ? ["--show-managed-fields"] : []), "-o", "json"]);
-  if (r.code === 0) return JSON.parse(r.stdout) as LiveObject;
-  if (/NotFound|not found/.test(r.stderr)) return undefined;
-  throw new Error(`kubectl get ${kind} ${name}: ${r.stderr}`);
-}
+/** The live object, or undefined when it does not exist (any other failure throws). */
+export const getObject = getKubeObject<LiveObject>;
 
 export function conditionOf(obj: LiveObject | undefined, type: string): Condition | undefined {
   return (obj?.status?.conditions as Condition[] | undefined)?.find((c) => c.type === type);

@@ -72,7 +72,7 @@ export async function clusterInventory(dir: string): Promise<KubeObj | undefined
 }
 
 /** One object, or undefined when it does not exist. */
-export async function getObject(resource: string, name: string, namespace?: string, opts: { managedFields?: boolean } = {}): Promise<KubeObj | undefined> {
+export async function getObject<T = KubeObj>(resource: string, name: string, namespace?: string, opts: { managedFields?: boolean } = {}): Promise<T | undefined> {
   const r = await kubectl([
     "get",
     resource,
@@ -84,7 +84,7 @@ export async function getObject(resource: string, name: string, namespace?: stri
     "json",
   ]);
   if (r.code !== 0) throw new Error(`kubectl get ${resource} ${name}: ${r.stderr}`);
-  return r.stdout.trim() === "" ? undefined : (JSON.parse(r.stdout) as KubeObj);
+  return r.stdout.trim() === "" ? undefined : (JSON.parse(r.stdout) as T);
 }
 
 /** `group/Kind/namespace/name` of every object an inventory lists, sorted. */

@@ -1,32 +1,12 @@
-// Aggregation over a set (cli-utils genericAggregator) and the waiter's predicates.
+// The waiter's predicates.
 
 import { describe, expect, it } from "vitest";
 import type { KStatus } from "../../src/model/events.js";
 import {
-  aggregateStatus,
   describeWaitingFor,
   isReconciled,
 } from "../../src/status/aggregate.js";
 import type { DesiredStatus, StatusResult } from "../../src/status/types.js";
-
-describe("aggregateStatus", () => {
-  it.each<{ name: string; statuses: KStatus[]; desired: DesiredStatus; want: KStatus }>([
-    { name: "empty set is the desired status (Current)", statuses: [], desired: "Current", want: "Current" },
-    { name: "empty set is the desired status (NotFound)", statuses: [], desired: "NotFound", want: "NotFound" },
-    { name: "single Current", statuses: ["Current"], desired: "Current", want: "Current" },
-    { name: "all Current", statuses: ["Current", "Current", "Current"], desired: "Current", want: "Current" },
-    { name: "one InProgress", statuses: ["Current", "InProgress"], desired: "Current", want: "InProgress" },
-    { name: "Unknown beats InProgress", statuses: ["Unknown", "InProgress"], desired: "Current", want: "Unknown" },
-    { name: "Failed beats Unknown", statuses: ["Unknown", "Failed", "Current"], desired: "Current", want: "Failed" },
-    { name: "Failed beats NotFound", statuses: ["NotFound", "Current", "Failed"], desired: "Current", want: "Failed" },
-    { name: "Terminating is not Current", statuses: ["Current", "Terminating"], desired: "Current", want: "InProgress" },
-    { name: "all NotFound when deleting", statuses: ["NotFound", "NotFound"], desired: "NotFound", want: "NotFound" },
-    { name: "Terminating while deleting", statuses: ["NotFound", "Terminating"], desired: "NotFound", want: "InProgress" },
-    { name: "Current is not NotFound", statuses: ["Current"], desired: "NotFound", want: "InProgress" },
-  ])("$name", ({ statuses, desired, want }) => {
-    expect(aggregateStatus(statuses, desired)).toBe(want);
-  });
-});
 
 describe("isReconciled", () => {
   it.each<{ name: string; status: KStatus; desired: DesiredStatus; gens?: { liveGeneration?: number; appliedGeneration?: number }; want: boolean }>([

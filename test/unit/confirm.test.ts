@@ -1,7 +1,7 @@
 // When apply/destroy ask before deleting, what the question shows, and which answers mean yes.
 import { describe, expect, it } from "vitest";
 import { planChanges } from "../../src/diff/change-set.js";
-import { confirmMode, deletesToConfirm, isYes, type ConfirmContext } from "../../src/confirm/confirm-policy.js";
+import { confirmMode, deletesToConfirm, isYes, type ConfirmContext } from "../../src/diff/confirm-policy.js";
 import type { KubeObject } from "../../src/model/kube-object.js";
 import { createPalette } from "../../src/print/color.js";
 import { formatConfirmQuestion } from "../../src/print/confirm-prompt.js";

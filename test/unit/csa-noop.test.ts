@@ -2,7 +2,6 @@
 // "unchanged" where kubectl's three-way patch (computed with the real merge keys) is empty too,
 // and it must say so for the common re-apply, or a no-op run would fetch OpenAPI for nothing.
 
-import { readFileSync } from "node:fs";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { lastAppliedOf, withLastApplied } from "../../src/apply/csa/last-applied.js";
@@ -13,10 +12,10 @@ import { patchSchemaFor } from "../../src/apply/csa/patch-schema.js";
 import { isCsaNoop, planClientSideApply } from "../../src/apply/csa/plan-csa.js";
 import { containsJson, deepEqualJson } from "../../src/apply/csa/json-value.js";
 import type { KubeObject } from "../../src/model/kube-object.js";
+import { loadOpenApiDoc } from "../helpers/openapi-fixtures.js";
 
-const loadDoc = (file: string): unknown => JSON.parse(readFileSync(new URL(`./fixtures/openapi/${file}`, import.meta.url), "utf8"));
-const apps = patchSchemaFor(loadDoc("apis__apps__v1.json"), { group: "apps", version: "v1", kind: "Deployment" })!;
-const core = patchSchemaFor(loadDoc("api__v1.json"), { group: "", version: "v1", kind: "ConfigMap" })!;
+const apps = patchSchemaFor(loadOpenApiDoc("apis__apps__v1.json"), { group: "apps", version: "v1", kind: "Deployment" })!;
+const core = patchSchemaFor(loadOpenApiDoc("api__v1.json"), { group: "", version: "v1", kind: "ConfigMap" })!;
 
 const configMap = (data: Record<string, string>, labels: Record<string, string> = {}): KubeObject =>
   ({ apiVersion: "v1", kind: "ConfigMap", metadata: { name: "cm", namespace: "ns", labels }, data }) as KubeObject;
@@ -142,7 +141,7 @@ describe("containsJson", () => {
 // The server folds a Secret's write-only stringData into data and never stores it, so a
 // re-applied stringData Secret adds a field the live object can never show.
 describe("a Secret applied with stringData", () => {
-  const secretSchema = patchSchemaFor(loadDoc("api__v1.json"), { group: "", version: "v1", kind: "Secret" })!;
+  const secretSchema = patchSchemaFor(loadOpenApiDoc("api__v1.json"), { group: "", version: "v1", kind: "Secret" })!;
   const secret = (stringData: Record<string, string>): KubeObject => ({ apiVersion: "v1", kind: "Secret", metadata: { name: "s", namespace: "ns" }, stringData }) as KubeObject;
   /** What the server keeps of it: stringData as base64 data. */
   const storedSecret = (applied: KubeObject): KubeObject => {

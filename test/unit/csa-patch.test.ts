@@ -3,7 +3,6 @@
 // patch application, and the last-applied annotation. Every patch case also checks that the
 // patch applied to the live object gives the expected object.
 
-import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { parse } from "yaml";
 import { applyMergePatch, applyStrategicPatch } from "../../src/apply/csa/apply-patch.js";
@@ -14,11 +13,11 @@ import { patchSchemaFor, type PatchField, type PatchSchema } from "../../src/app
 import { planClientSideApply } from "../../src/apply/csa/plan-csa.js";
 import { createThreeWayMergePatch, createThreeWayStrategicPatch, isEmptyPatch } from "../../src/apply/csa/three-way-patch.js";
 import type { KubeObject } from "../../src/model/kube-object.js";
+import { loadOpenApiDoc } from "../helpers/openapi-fixtures.js";
 
-const loadDoc = (file: string): unknown => JSON.parse(readFileSync(new URL(`./fixtures/openapi/${file}`, import.meta.url), "utf8"));
-const appsDoc = loadDoc("apis__apps__v1.json");
-const coreDoc = loadDoc("api__v1.json");
-const crdDoc = loadDoc("apis__example.com__v1.json");
+const appsDoc = loadOpenApiDoc("apis__apps__v1.json");
+const coreDoc = loadOpenApiDoc("api__v1.json");
+const crdDoc = loadOpenApiDoc("apis__example.com__v1.json");
 
 const deployment = patchSchemaFor(appsDoc, { group: "apps", version: "v1", kind: "Deployment" })!;
 const service = patchSchemaFor(coreDoc, { group: "", version: "v1", kind: "Service" })!;

@@ -3,7 +3,7 @@
 
 import { describe, expect, it } from "vitest";
 import { refKey, type ObjRef } from "../../src/model/ref.js";
-import { applyBlockedBy, deleteBlockedBy, type RunOutcomes } from "../../src/prune/dependency-gate.js";
+import { applyBlockedBy, deleteBlockedBy, type RunOutcomes } from "../../src/order/dependency-gate.js";
 import type { Actuated, Reconciled } from "../../src/model/run-tally.js";
 
 const ref = (name: string): ObjRef => ({ group: "apps", kind: "Deployment", namespace: "app", name });

@@ -178,7 +178,7 @@ describe("changeSetOf: the change set read from a dry run's plan and events", ()
   const r = refOf(liveCm);
   const cases: { name: string; apply: DryApply; op: string; skip?: boolean; error?: boolean; note?: RegExp; exit: number }[] = [
     { name: "no live object: create", apply: { ref: r, event: { after: cm(`{a: "1"}`) } }, op: "create", exit: 1 },
-    { name: "planned unchanged: noop", apply: { ref: r, live: liveCm, planned: "unchanged" }, op: "noop", exit: 0 },
+    { name: "planned unchanged: noop", apply: { ref: r, live: liveCm, planned: "unchanged" }, op: "unchanged", exit: 0 },
     { name: "data changed: update", apply: { ref: r, live: liveCm, event: { after: cm(`{a: "2"}`) } }, op: "update", exit: 1 },
     {
       name: "an update whose difference a diff leaves out: still the plan's update, and a note says why it shows nothing",
@@ -192,7 +192,7 @@ describe("changeSetOf: the change set read from a dry run's plan and events", ()
     {
       name: "decided again at execution (the object changed since the plan): the event's operation",
       apply: { ref: r, live: liveCm, planned: "update", event: { operation: "unchanged", after: liveCm } },
-      op: "noop",
+      op: "unchanged",
       exit: 0,
     },
     { name: "skipped as the run went (a dependency failed)", apply: { ref: r, event: { status: "Skipped", error: "dependency apply actuation failed: app_x__ConfigMap" } }, op: "create", skip: true, exit: 0 },
@@ -313,7 +313,7 @@ describe("formatChangeSetText", () => {
 
   it("shows no diff for a noop, a skipped or a failing change", () => {
     const base = { ref: refOf(cm("")), before: cm(""), after: cm(`{a: "2"}`) };
-    expect(formatChangeDiff({ ...base, operation: "noop" })).toEqual([]);
+    expect(formatChangeDiff({ ...base, operation: "unchanged" })).toEqual([]);
     expect(formatChangeDiff({ ...base, operation: "update", skip: "policy" })).toEqual([]);
     expect(formatChangeDiff({ ...base, operation: "update", error: "denied" })).toEqual([]);
   });

@@ -1006,7 +1006,7 @@ describe("diff, dry-run and apply read one plan", () => {
     const why = 'cannot read it, so it is neither deleted nor forgotten: secrets is forbidden: User "test" cannot list resource "secrets" in API group "" in the namespace "app"';
 
     const diff = await collectChangeSet(runEngine(inApp(cm), c, { dryRun: "server", concurrency: 1 }));
-    expect(diff.changes.map((ch) => `${ch.operation} ${ch.ref.kind}/${ch.ref.name}${ch.error ? `: ${ch.error}` : ""}`)).toEqual(["noop ConfigMap/config", `delete Secret/token: ${why}`]);
+    expect(diff.changes.map((ch) => `${ch.operation} ${ch.ref.kind}/${ch.ref.name}${ch.error ? `: ${ch.error}` : ""}`)).toEqual(["unchanged ConfigMap/config", `delete Secret/token: ${why}`]);
 
     const dry = await runApply(c, inApp(cm), { dryRun: "client" });
     expect(describeEvents(dry.events).filter((l) => l.startsWith("prune "))).toEqual([`prune Failed Secret/token: ${why}`]);

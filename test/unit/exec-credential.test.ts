@@ -7,7 +7,10 @@ import { PassThrough } from "node:stream";
 import { describe, expect, it } from "vitest";
 import { execCredentials } from "../../src/cluster/exec-credential.js";
 
-/** A node plugin: logs each call's KUBERNETES_EXEC_INFO, says something on stderr, prints a token valid `ttl` ms. */
+/**
+ * A node plugin: logs each call's KUBERNETES_EXEC_INFO, says something on stderr, prints a token
+ * valid `ttl` ms. Its clock and the credential source's run TEST_CLOCK_MS ahead (see `clock`).
+ */
 function plugin(ttlMs: number, extra = ""): { path: string; calls: () => any[] } {
   const d = mkdtempSync(join(tmpdir(), "kpt-ts-exec-unit-"));
   const path = join(d, "plugin.mjs");
@@ -19,31 +22,39 @@ appendFileSync(${JSON.stringify(join(d, "calls"))}, process.env.KUBERNETES_EXEC_
 process.stderr.write("open https://login.example/device and enter CODE-1234\\n");
 ${extra}
 const n = (await import("node:fs")).readFileSync(${JSON.stringify(join(d, "calls"))}, "utf8").trim().split("\\n").length;
-console.log(JSON.stringify({ apiVersion: JSON.parse(process.env.KUBERNETES_EXEC_INFO).apiVersion, kind: "ExecCredential", status: { token: "tok-" + n, expirationTimestamp: new Date(Date.now() + ${ttlMs}).toISOString() } }));
+console.log(JSON.stringify({ apiVersion: JSON.parse(process.env.KUBERNETES_EXEC_INFO).apiVersion, kind: "ExecCredential", status: { token: "tok-" + n, expirationTimestamp: new Date(Date.now() + Number(process.env.TEST_CLOCK_MS ?? 0) + ${ttlMs}).toISOString() } }));
 `,
     { mode: 0o755 },
   );
   return { path, calls: () => readFileSync(join(d, "calls"), "utf8").trim().split("\n").map((l) => JSON.parse(l)) };
 }
 
-const ctx = (stderr = new PassThrough()) => ({
+/** A clock the test moves forward instead of sleeping: the plugin (through its environment) and the credential source read it. */
+function clock(): { env: NodeJS.ProcessEnv; now: () => number; advance: (ms: number) => void } {
+  const env: NodeJS.ProcessEnv = { ...process.env, TEST_CLOCK_MS: "0" };
+  return { env, now: () => Date.now() + Number(env.TEST_CLOCK_MS), advance: (ms) => (env.TEST_CLOCK_MS = String(Number(env.TEST_CLOCK_MS) + ms)) };
+}
+
+const ctx = (stderr = new PassThrough(), time = clock()) => ({
   owner: 'user "u" (kubeconfig k)',
   cluster: { server: "https://c:1", "certificate-authority-data": "Q0E=" },
-  env: process.env,
+  env: time.env,
+  now: time.now,
   stderr,
 });
 
 describe("exec credentials", () => {
   it("cached until shortly before expiry, then fetched again; a 401 refetches once", async () => {
     const p = plugin(2000);
-    const src = execCredentials({ apiVersion: "client.authentication.k8s.io/v1", command: p.path, interactiveMode: "Never", provideClusterInfo: true }, { headers: {} }, ctx());
+    const time = clock();
+    const src = execCredentials({ apiVersion: "client.authentication.k8s.io/v1", command: p.path, interactiveMode: "Never", provideClusterInfo: true }, { headers: {} }, ctx(undefined, time));
     const a = await src.get();
     const b = await src.get();
     expect(a.headers.authorization).toBe("Bearer tok-1");
     expect(b.generation).toBe(a.generation);
     expect(p.calls()).toHaveLength(1);
     expect(p.calls()[0]).toEqual({ apiVersion: "client.authentication.k8s.io/v1", kind: "ExecCredential", spec: { interactive: false, cluster: { server: "https://c:1", "certificate-authority-data": "Q0E=" } } });
-    await new Promise((r) => setTimeout(r, 1700)); // 2 s life, refreshed 0.5 s early
+    time.advance(1700); // 2 s life, refreshed 0.5 s early
     expect((await src.get()).headers.authorization).toBe("Bearer tok-2");
     const c = await src.get();
     expect(src.invalidate(c.generation)).toBe(true);

@@ -342,7 +342,7 @@ describe("the live view: a row per cluster", () => {
 describe("the preview of many clusters (Markdown)", () => {
   const ref = (name: string) => ({ group: "", kind: "ConfigMap", namespace: "app", name });
   const inventory = { name: "inv", namespace: "app", exists: true };
-  const same: ChangeSet = { inventory, changes: [{ ref: ref("a"), operation: "noop" }] };
+  const same: ChangeSet = { inventory, changes: [{ ref: ref("a"), operation: "unchanged" }] };
   const changed: ChangeSet = { inventory, changes: [{ ref: ref("a"), operation: "update", before: { apiVersion: "v1", kind: "ConfigMap", metadata: { name: "a" }, data: { k: "1" } }, after: { apiVersion: "v1", kind: "ConfigMap", metadata: { name: "a" }, data: { k: "2" } } }] };
 
   it("one summary on top, then a section per cluster: open where it changes or fails, collapsed where nothing changes", () => {

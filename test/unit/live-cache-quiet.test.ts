@@ -5,7 +5,7 @@ import { describe, expect, it } from "vitest";
 import type { Cluster, WatchEvent, WatchQuery } from "../../src/cluster/types.js";
 import type { ObjRef } from "../../src/model/ref.js";
 import type { KubeObject } from "../../src/model/kube-object.js";
-import { LiveCache } from "../../src/status/live-cache.js";
+import { LiveCache } from "../../src/cluster/live-cache.js";
 
 const ref: ObjRef = { group: "", kind: "ConfigMap", namespace: "ns", name: "held" };
 const cm = (rv: string, extra: Record<string, unknown> = {}): KubeObject => ({ apiVersion: "v1", kind: "ConfigMap", metadata: { name: "held", namespace: "ns", uid: "u1", resourceVersion: rv, ...extra } });

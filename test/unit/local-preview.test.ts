@@ -2,7 +2,6 @@
 // Client-side: the three-way merge of the package object, the last-applied annotation and the
 // live object. Server-side: the same merge with the fields the field manager owns (managedFields)
 // in the place of the annotation.
-import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { parse } from "yaml";
 import { withLastApplied } from "../../src/apply/csa/last-applied.js";
@@ -14,10 +13,10 @@ import { appliedByManager, projectFields } from "../../src/apply/ssa-local.js";
 import { previewMigratedLocally } from "../../src/apply/ssa-migration.js";
 import { MemoryCluster } from "../helpers/memory-cluster.js";
 import { LAST_APPLIED_ANNOTATION, type KubeObject } from "../../src/model/kube-object.js";
+import { loadOpenApiDoc } from "../helpers/openapi-fixtures.js";
 
-const loadDoc = (file: string): unknown => JSON.parse(readFileSync(new URL(`./fixtures/openapi/${file}`, import.meta.url), "utf8"));
-const deployment = patchSchemaFor(loadDoc("apis__apps__v1.json"), { group: "apps", version: "v1", kind: "Deployment" })!;
-const configMapSchema = patchSchemaFor(loadDoc("api__v1.json"), { group: "", version: "v1", kind: "ConfigMap" })!;
+const deployment = patchSchemaFor(loadOpenApiDoc("apis__apps__v1.json"), { group: "apps", version: "v1", kind: "Deployment" })!;
+const configMapSchema = patchSchemaFor(loadOpenApiDoc("api__v1.json"), { group: "", version: "v1", kind: "ConfigMap" })!;
 const obj = (yaml: string): KubeObject => parse(yaml) as KubeObject;
 
 const cm = (data: Record<string, string>, extra: Record<string, unknown> = {}): KubeObject => ({ apiVersion: "v1", kind: "ConfigMap", metadata: { name: "cfg", namespace: "app" }, data, ...extra });
@@ -165,7 +164,7 @@ describe("localPreviewNote", () => {
 });
 
 describe("a server-side apply previewed locally after a client-side apply (issue 36)", () => {
-  const serviceSchema = patchSchemaFor(loadDoc("api__v1.json"), { group: "", version: "v1", kind: "Service" })!;
+  const serviceSchema = patchSchemaFor(loadOpenApiDoc("api__v1.json"), { group: "", version: "v1", kind: "Service" })!;
   /** The Service as the package has it (v1 applied client-side; v2 previewed server-side). */
   const svc = (labels: Record<string, string>, spec: Record<string, unknown> = {}): KubeObject => ({
     apiVersion: "v1",

@@ -3,7 +3,6 @@
 // run), and the kpt-ts.dev annotations that leave fields to other controllers or make an object
 // create-only. Pure tables: inline objects, the real apps/v1 merge schema, no cluster.
 
-import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { withLastApplied } from "../../src/apply/csa/last-applied.js";
 import { patchSchemaFor } from "../../src/apply/csa/patch-schema.js";
@@ -13,9 +12,9 @@ import { planNote } from "../../src/diff/change-set.js";
 import { decideObject, needsMergeSchema, settleRemovalPatch, type ObjectPlanOptions } from "../../src/plan/plan-object.js";
 import type { KubeObject } from "../../src/model/kube-object.js";
 import type { PlannedApply } from "../../src/model/plan.js";
+import { loadOpenApiDoc } from "../helpers/openapi-fixtures.js";
 
-const loadDoc = (file: string): unknown => JSON.parse(readFileSync(new URL(`./fixtures/openapi/${file}`, import.meta.url), "utf8"));
-const apps = patchSchemaFor(loadDoc("apis__apps__v1.json"), { group: "apps", version: "v1", kind: "Deployment" })!;
+const apps = patchSchemaFor(loadOpenApiDoc("apis__apps__v1.json"), { group: "apps", version: "v1", kind: "Deployment" })!;
 
 const CSA: ObjectPlanOptions = { serverSide: false, fieldManager: "kpt-ts", inventoryId: "inv-1", inventoryPolicy: "strict" } as ObjectPlanOptions;
 const SSA: ObjectPlanOptions = { ...CSA, serverSide: true };

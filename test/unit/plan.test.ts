@@ -242,7 +242,7 @@ describe("planApply", () => {
 
   it("counts what the plan would change", () => {
     const plan = planApply(facts({ objects: [cm("a"), cm("b", { data: { k: "new" } })], live: [applied(cm("b")), applied(cm("old"))], previous: [cm("b"), cm("old")] }), OPTS);
-    expect(countPlan(plan)).toEqual({ create: 1, update: 1, unchanged: 0, delete: 1, skip: 0 });
+    expect(countPlan(plan)).toEqual({ create: 1, update: 1, replace: 0, unchanged: 0, delete: 1, skip: 0 });
   });
 });
 

@@ -7,7 +7,7 @@ import { waitFor } from "../../src/status/wait-for.js";
 import type { EngineEvent, WaitReason } from "../../src/model/events.js";
 import { refKey, refOf } from "../../src/model/ref.js";
 import type { KubeObject } from "../../src/model/kube-object.js";
-import type { LiveCache } from "../../src/status/live-cache.js";
+import type { LiveCache } from "../../src/cluster/live-cache.js";
 import { MAX_EXPLAINED } from "../../src/status/wait-explainer.js";
 
 const deployment = (i: number): KubeObject =>
@@ -33,7 +33,7 @@ describe("wait explanations under load", () => {
       },
     };
     const events: EngineEvent[] = [];
-    const outcomes = await waitFor(cache, objects.map((o) => ({ ref: refOf(o) })), {
+    await waitFor(cache, objects.map((o) => ({ ref: refOf(o) })), {
       desired: "Current",
       wave: 0,
       timeoutMs: 300,
@@ -43,7 +43,6 @@ describe("wait explanations under load", () => {
       explainer,
     });
 
-    expect([...outcomes.values()].filter((v) => v === "Timeout")).toHaveLength(objects.length);
     expect(asked.length).toBeGreaterThan(0);
     for (const names of asked) expect(names).toEqual(objects.slice(0, MAX_EXPLAINED).map((o) => o.metadata.name));
     const timeouts = events.filter((e): e is Extract<EngineEvent, { type: "wait" }> => e.type === "wait" && e.status === "Timeout");

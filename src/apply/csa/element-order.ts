@@ -30,7 +30,7 @@ export function identityOf(item: JsonValue, mergeKey: string | undefined, kind: 
   return isJsonObject(item) && mergeKey !== undefined ? item[mergeKey] : undefined;
 }
 
-export function indexOfItem(list: readonly JsonValue[], item: JsonValue, mergeKey: string | undefined, kind: ElementKind): number {
+function indexOfItem(list: readonly JsonValue[], item: JsonValue, mergeKey: string | undefined, kind: ElementKind): number {
   const id = identityOf(item, mergeKey, kind);
   return list.findIndex((v) => identityOf(v, mergeKey, kind) === id);
 }
@@ -45,7 +45,7 @@ export function requireMergeKey(items: readonly JsonValue[], mergeKey: string | 
   }
 }
 
-export function isDeleteDirective(item: JsonValue): boolean {
+function isDeleteDirective(item: JsonValue): boolean {
   return isJsonObject(item) && item[PATCH_DIRECTIVE] === "delete";
 }
 

@@ -4,7 +4,9 @@
 // (/openapi/v3/apis/<group>/<version>). Nodes resolve their `$ref`s only when walked, so a
 // large document costs one index of its kinds and the few schemas a patch touches.
 
-export interface Gvk {
+import { isRecord } from "../../model/kube-object.js";
+
+interface Gvk {
   group: string;
   version: string;
   kind: string;
@@ -23,9 +25,9 @@ export interface PatchMeta {
   mergeKey: string | undefined;
 }
 
-export const NO_PATCH_META: PatchMeta = Object.freeze({ strategy: undefined, retainKeys: false, mergeKey: undefined });
+const NO_PATCH_META: PatchMeta = Object.freeze({ strategy: undefined, retainKeys: false, mergeKey: undefined });
 
-export type SchemaType = "object" | "map" | "array" | "scalar" | "unknown";
+type SchemaType = "object" | "map" | "array" | "scalar" | "unknown";
 
 export interface PatchSchema {
   /** The component name (`io.k8s.api.core.v1.PodSpec`), or a path for inline schemas. */
@@ -83,7 +85,7 @@ export function lookupListField(schema: PatchSchema | undefined, key: string): {
 }
 
 function contextOf(doc: unknown): DocContext | undefined {
-  if (!isRaw(doc) || !isRaw(doc.components) || !isRaw(doc.components.schemas)) return undefined;
+  if (!isRecord(doc) || !isRecord(doc.components) || !isRecord(doc.components.schemas)) return undefined;
   const schemas = doc.components.schemas;
   let ctx = contexts.get(schemas);
   if (!ctx) {
@@ -101,9 +103,9 @@ function gvkKey(g: Gvk): string {
 function indexKinds(schemas: Raw): Map<string, string> {
   const index = new Map<string, string>();
   for (const [name, schema] of Object.entries(schemas)) {
-    if (!isRaw(schema) || !Array.isArray(schema["x-kubernetes-group-version-kind"])) continue;
+    if (!isRecord(schema) || !Array.isArray(schema["x-kubernetes-group-version-kind"])) continue;
     for (const g of schema["x-kubernetes-group-version-kind"]) {
-      if (!isRaw(g) || typeof g.kind !== "string" || typeof g.version !== "string") continue;
+      if (!isRecord(g) || typeof g.kind !== "string" || typeof g.version !== "string") continue;
       const key = gvkKey({ group: typeof g.group === "string" ? g.group : "", version: g.version, kind: g.kind });
       // Shared types such as DeleteOptions list many kinds; the first schema naming a kind wins.
       if (!index.has(key)) index.set(key, name);
@@ -116,7 +118,7 @@ function namedSchema(ctx: DocContext, name: string): PatchSchema | undefined {
   const cached = ctx.named.get(name);
   if (cached) return cached;
   const raw = ctx.schemas[name];
-  if (!isRaw(raw)) return undefined;
+  if (!isRecord(raw)) return undefined;
   const node = schemaNode(ctx, raw, name);
   ctx.named.set(name, node);
   return node;
@@ -126,13 +128,13 @@ function namedSchema(ctx: DocContext, name: string): PatchSchema | undefined {
 function resolve(ctx: DocContext, raw: Raw, fallbackName: string): PatchSchema | undefined {
   const ref = refOf(raw);
   if (ref !== undefined) return namedSchema(ctx, ref);
-  if (Array.isArray(raw.allOf) && raw.allOf.length === 1 && isRaw(raw.allOf[0])) return resolve(ctx, raw.allOf[0], fallbackName);
+  if (Array.isArray(raw.allOf) && raw.allOf.length === 1 && isRecord(raw.allOf[0])) return resolve(ctx, raw.allOf[0], fallbackName);
   return schemaNode(ctx, raw, fallbackName);
 }
 
 function refOf(raw: Raw): string | undefined {
   if (typeof raw.$ref === "string") return refName(raw.$ref);
-  if (Array.isArray(raw.allOf) && raw.allOf.length === 1 && isRaw(raw.allOf[0])) return refOf(raw.allOf[0]);
+  if (Array.isArray(raw.allOf) && raw.allOf.length === 1 && isRecord(raw.allOf[0])) return refOf(raw.allOf[0]);
   return undefined;
 }
 
@@ -154,21 +156,21 @@ function schemaNode(ctx: DocContext, raw: Raw, name: string): PatchSchema {
       return fields.get(key);
     },
     items() {
-      if (itemSchema === null) itemSchema = type === "array" && isRaw(raw.items) ? resolve(ctx, raw.items, `${name}[]`) : undefined;
+      if (itemSchema === null) itemSchema = type === "array" && isRecord(raw.items) ? resolve(ctx, raw.items, `${name}[]`) : undefined;
       return itemSchema;
     },
   };
 }
 
 function buildField(ctx: DocContext, raw: Raw, parentName: string, key: string): PatchField | undefined {
-  const props = isRaw(raw.properties) ? raw.properties : undefined;
+  const props = isRecord(raw.properties) ? raw.properties : undefined;
   const prop = props && Object.prototype.hasOwnProperty.call(props, key) ? props[key] : undefined;
-  if (isRaw(prop)) {
+  if (isRecord(prop)) {
     const schema = resolve(ctx, prop, `${parentName}.${key}`);
     return schema ? fieldOf(prop, schema) : undefined;
   }
   // A map's entries all share the additionalProperties schema.
-  if (isRaw(raw.additionalProperties)) {
+  if (isRecord(raw.additionalProperties)) {
     const schema = resolve(ctx, raw.additionalProperties, `${parentName}{}`);
     return schema ? fieldOf(raw.additionalProperties, schema) : undefined;
   }
@@ -198,13 +200,10 @@ function parsePatchMeta(prop: Raw): PatchMeta {
 }
 
 function typeOf(raw: Raw): SchemaType {
-  if (isRaw(raw.properties)) return "object";
-  if (raw.type === "array" || isRaw(raw.items)) return "array";
-  if (raw.type === "object" && isRaw(raw.additionalProperties)) return "map";
+  if (isRecord(raw.properties)) return "object";
+  if (raw.type === "array" || isRecord(raw.items)) return "array";
+  if (raw.type === "object" && isRecord(raw.additionalProperties)) return "map";
   if (raw.type === "string" || raw.type === "integer" || raw.type === "number" || raw.type === "boolean") return "scalar";
   return "unknown";
 }
 
-function isRaw(v: unknown): v is Raw {
-  return typeof v === "object" && v !== null && !Array.isArray(v);
-}

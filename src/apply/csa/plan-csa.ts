@@ -52,7 +52,7 @@ function hasUndefined(value: unknown): boolean {
  * `Apply` entry owns. kubectl (and kpt) then remove nothing the package dropped and warn; the
  * field manager's own record says exactly what the package set, so kpt-ts removes it.
  */
-export function lastAppliedFor(live: KubeObject, ssaManager?: string): object | undefined {
+function lastAppliedFor(live: KubeObject, ssaManager?: string): object | undefined {
   const annotated = lastAppliedOf(live);
   if (annotated || !ssaManager) return annotated;
   const applied = appliedByManager(live, ssaManager);

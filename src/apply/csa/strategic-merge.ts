@@ -15,7 +15,7 @@ import { deepEqualJson, hasKey, isJsonObject, kindOf, type JsonObject, type Json
 import { PatchError } from "./patch-error.js";
 import { lookupField, lookupListField, type PatchMeta, type PatchSchema } from "./patch-schema.js";
 
-export type MergeMode = "apply" | "fold";
+type MergeMode = "apply" | "fold";
 
 /** Merges `patch` into `original`. Both are modified; callers pass copies. */
 export function mergeStrategic(original: JsonObject | undefined, patch: JsonObject, schema: PatchSchema | undefined, mode: MergeMode): JsonObject {

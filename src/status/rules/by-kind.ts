@@ -35,7 +35,7 @@ const RULES: ReadonlyMap<string, KindRule> = new Map<string, KindRule>([
   ["apiextensions.k8s.io/CustomResourceDefinition", crdStatus],
 ]);
 
-export function kindRuleKey(group: string, kind: string): string {
+function kindRuleKey(group: string, kind: string): string {
   return group === "" ? kind : `${group}/${kind}`;
 }
 

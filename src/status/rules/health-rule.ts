@@ -4,7 +4,7 @@
 // Current and never a crash.
 
 import type { KubeObject } from "../../model/kube-object.js";
-import { isRecord } from "../fields.js";
+import { isRecord } from "../../model/kube-object.js";
 import { current, failed, inProgress } from "../results.js";
 import { generationMessage } from "./generic.js";
 import type { HealthExpression, HealthRule, StatusResult } from "../types.js";

@@ -3,12 +3,13 @@
 
 import type { KubeObject } from "../../model/kube-object.js";
 import { findCondition, hasCondition, readConditions } from "../conditions.js";
-import { isRecord, stringField, unexpectedType } from "../fields.js";
+import { isRecord } from "../../model/kube-object.js";
+import { stringField, unexpectedType } from "../fields.js";
 import { current, failed, inProgress, unknown } from "../results.js";
 import type { StatusResult } from "../types.js";
 
 /** How long an Unschedulable pod stays InProgress before it is reported Failed (kstatus ScheduleWindow). */
-export const POD_SCHEDULE_WINDOW_MS = 15_000;
+const POD_SCHEDULE_WINDOW_MS = 15_000;
 
 export function podStatus(obj: KubeObject, ctx: { now: Date }): StatusResult {
   const conds = readConditions(obj);

@@ -7,7 +7,7 @@
 // only creates and updates, or whose prune candidates are all kept (protection annotation,
 // inventory policy, namespace in use), goes ahead.
 
-import { isEffective, type Change } from "../diff/change-set.js";
+import { isEffective, type Change } from "./change-set.js";
 
 export interface ConfirmContext {
   /** Standard input and standard output are both terminals. */
@@ -19,7 +19,7 @@ export interface ConfirmContext {
   packageFromStdin: boolean;
 }
 
-export type ConfirmMode = "ask" | "proceed";
+type ConfirmMode = "ask" | "proceed";
 
 /** Whether the run may ask at all (decided before the cluster is read). */
 export function confirmMode(ctx: ConfirmContext): ConfirmMode {

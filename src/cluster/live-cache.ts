@@ -10,8 +10,8 @@
 import { sleepLong } from "../util/long-timer.js";
 import { setMaxListeners } from "node:events";
 import { setTimeout as sleep } from "node:timers/promises";
-import { ApiError, NotServedError } from "../cluster/api-error.js";
-import { WatchExpiredError, type Cluster } from "../cluster/types.js";
+import { ApiError, NotServedError } from "./api-error.js";
+import { WatchExpiredError, type Cluster } from "./types.js";
 import type { ObjRef } from "../model/ref.js";
 import type { KubeObject } from "../model/kube-object.js";
 import { clientSideMarker, ownsLastApplied, type ManagedFieldsEntry } from "../model/managed-fields.js";
@@ -59,7 +59,7 @@ export const QUIET_REREAD_MS = 5_000;
  * dead (a half-open connection, a stuck proxy); a server that sends no bookmarks gets a fresh
  * LIST and WATCH of the kind every 150 s, which is cheap.
  */
-export const WATCH_IDLE_MS = 150_000;
+const WATCH_IDLE_MS = 150_000;
 
 const PER_NAME_LIMIT = 2;
 

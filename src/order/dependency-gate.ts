@@ -16,7 +16,7 @@ export interface RunOutcomes {
  * so nothing has reconciled: the gate then looks at actuation alone (a dependency written
  * successfully lets its dependents go; one that failed or was skipped still holds them).
  */
-export interface GateOptions {
+interface GateOptions {
   dryRun: boolean;
   noWait?: boolean;
   /** Dependencies the run never waits for (`kpt-ts.dev/wait: none`): their write alone lets dependents go. */
