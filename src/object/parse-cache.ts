@@ -40,7 +40,7 @@ export interface ParseCacheOptions {
 }
 
 /** Bump when a snapshot's shape or meaning changes. */
-const FORMAT = 3;
+const FORMAT = 4;
 
 /** The parser's build: this module's file (a bundle chunk is named by its content hash) and its time. */
 function buildId(): string {
@@ -120,10 +120,10 @@ function load(file: string): Record<string, YamlSnapshot> {
 }
 
 function isSnapshot(v: unknown): v is YamlSnapshot {
-  const docs = (v as { documents?: unknown } | null)?.documents;
-  if (!Array.isArray(docs)) return false;
+  const { documents: docs, wholeFile } = (v ?? {}) as { documents?: unknown; wholeFile?: unknown };
+  if (!Array.isArray(docs) || (wholeFile !== undefined && typeof wholeFile !== "boolean")) return false;
   const line = (n: unknown) => Number.isSafeInteger(n) && (n as number) >= 0;
-  return docs.every((d) => d !== null && typeof d === "object" && line(d.line) && line(d.firstLine) && line(d.lineCount) && line(d.textLength) && "value" in d);
+  return docs.every((d) => d !== null && typeof d === "object" && line(d.line) && line(d.firstLine) && line(d.lineCount) && line(d.textLength) && (d.index === undefined || line(d.index)) && "value" in d);
 }
 
 const DAY_MS = 24 * 3600 * 1000;

@@ -30,15 +30,20 @@ export interface ParsedYaml {
   errors: YamlSyntaxError[];
   /**
    * The result as plain data that `restoreYamlDocuments` turns back into the same documents, for
-   * a cache between runs (parse-cache.ts); absent when the file took the precise path or holds a
-   * value JSON cannot carry (NaN, infinities, -0).
+   * a cache between runs (parse-cache.ts), whichever path read the file; absent when the file has
+   * errors or holds a value JSON cannot carry (NaN, infinities, -0).
    */
   snapshot?: () => YamlSnapshot | undefined;
 }
 
-/** A file's documents as JSON: each value with the lines its chunk spans. */
+/**
+ * A file's documents as JSON: each value with the lines its chunk spans. `wholeFile`: the file
+ * could not be split into chunks (unusual separators, directives), so a field's line comes from
+ * parsing the whole text again, and `index` is the document's place among the file's documents.
+ */
 export interface YamlSnapshot {
-  documents: { value: unknown; line: number; firstLine: number; lineCount: number; textLength: number }[];
+  documents: { value: unknown; line: number; firstLine: number; lineCount: number; textLength: number; index?: number }[];
+  wholeFile?: boolean;
 }
 
 /**
@@ -83,27 +88,41 @@ const SEPARATOR = /^---(?:[ \t]+(?:#.*)?)?\r?$/;
  * Empty documents (nothing, comments only, a bare `null`) are dropped. A document with a syntax
  * error is reported and dropped; the other documents of the file are still returned.
  *
- * Speed: js-yaml reads a document about eight times faster than `yaml`'s node tree, so documents
+ * Speed: js-yaml reads a document about ten times faster than `yaml`'s node tree, so documents
  * are read with it, and a document's tree (for the line of a field) is only built when a message
- * needs one. Files js-yaml cannot read, or with unusual separators, take the precise path.
+ * needs one. A document that defines an anchor is read again by the precise parser (alone: the
+ * others keep the fast path); files js-yaml cannot read, or with unusual separators, take the
+ * precise path whole.
  */
 export function parseYamlDocuments(content: string): ParsedYaml {
   const text = content.charCodeAt(0) === 0xfeff ? content.slice(1) : content;
   const chunks = splitDocuments(text);
-  if (!chunks) return parseYamlDocumentsPrecisely(text);
+  if (!chunks) return parseWholeFilePrecisely(text);
   const documents: YamlDocument[] = [];
   const kept: YamlSnapshot["documents"] = [];
   for (const chunk of chunks) {
-    // js-yaml shares aliased nodes instead of copying them, so an alias "bomb" would only explode
-    // when the object is sent; the precise parser counts and refuses excessive aliasing.
-    if (mayUseAliases(chunk.text)) return parseYamlDocumentsPrecisely(text);
-    let value: unknown;
+    let read: FastRead;
     try {
-      value = jsyaml.load(chunk.text, { schema: FAST_SCHEMA, json: false });
+      read = readFast(chunk.text);
     } catch {
       // Let the precise parser word the error and place it.
-      return parseYamlDocumentsPrecisely(text);
+      return parseWholeFilePrecisely(text);
     }
+    if (read.anchored) {
+      // js-yaml shares aliased nodes instead of copying them, so an alias "bomb" would only explode
+      // when the object is sent; the precise parser counts and refuses excessive aliasing. It is
+      // also stricter around anchors (js-yaml accepts `a: &x b: c`).
+      const one = parseYamlDocumentsPrecisely(chunk.text);
+      if (one.errors.length > 0) return parseWholeFilePrecisely(text);
+      const offset = chunk.firstLine - 1;
+      for (const d of one.documents) {
+        const line = d.line + offset;
+        documents.push({ value: d.value, line, lineOf: (path) => mapLine(d.lineOf(path), offset), textLength: d.textLength ?? chunk.text.length });
+        kept.push({ value: d.value, line, firstLine: chunk.firstLine, lineCount: chunk.lineCount, textLength: d.textLength ?? chunk.text.length });
+      }
+      continue;
+    }
+    const value = read.value;
     if (value === null || value === undefined) continue;
     const line = chunk.firstLine + leadingBlankLines(chunk.text);
     documents.push(fastDocument(value, line, () => chunk.text, chunk.firstLine, chunk.text.length));
@@ -112,13 +131,65 @@ export function parseYamlDocuments(content: string): ParsedYaml {
   return { documents, errors: [], snapshot: () => (kept.every((d) => isJsonSafe(d.value)) ? { documents: kept } : undefined) };
 }
 
+interface FastRead {
+  value: unknown;
+  /** The document defines an anchor (so it may use aliases), or js-yaml could not say. */
+  anchored: boolean;
+}
+
+/**
+ * One document by js-yaml, and whether it defined an anchor: js-yaml's own table of them, which
+ * its first parse event hands over (and the listener then removes itself). Without an anchor
+ * there is no alias (js-yaml refuses an alias to nothing), whatever `&` and `*` the text holds in
+ * its prose (`*.example.com`, `&&`), so only documents that really use them take the slow path.
+ */
+function readFast(text: string): FastRead {
+  let state: { anchorMap?: unknown; listener?: unknown } | undefined;
+  const value: unknown = jsyaml.load(text, {
+    schema: FAST_SCHEMA,
+    json: false,
+    listener(_event, s) {
+      state = s as typeof state;
+      state!.listener = null;
+    },
+  });
+  if (value === null || value === undefined) return { value, anchored: false };
+  const anchors = state?.anchorMap;
+  // A js-yaml without that table: assume the worst.
+  const anchored = typeof anchors !== "object" || anchors === null || Object.keys(anchors).length > 0;
+  return { value, anchored };
+}
+
 /** The documents a snapshot of this very text holds, as parseYamlDocuments returned them. */
 export function restoreYamlDocuments(content: string, snap: YamlSnapshot): ParsedYaml {
   const text = content.charCodeAt(0) === 0xfeff ? content.slice(1) : content;
+  if (snap.wholeFile) {
+    let tree: ParsedYaml | undefined;
+    const documents = snap.documents.map((d, i) => ({
+      value: d.value,
+      line: d.line,
+      lineOf: (path: FieldPath) => (tree ??= parseYamlDocumentsPrecisely(text)).documents[d.index ?? i]?.lineOf(path),
+      textLength: d.textLength,
+      plainJson: true,
+    }));
+    return { documents, errors: [], snapshot: () => snap };
+  }
   let lines: string[] | undefined;
   const chunkText = (firstLine: number, lineCount: number) => (lines ??= text.split("\n")).slice(firstLine - 1, firstLine - 1 + lineCount).join("\n");
   const documents = snap.documents.map((d) => ({ ...fastDocument(d.value, d.line, () => chunkText(d.firstLine, d.lineCount), d.firstLine, d.textLength), plainJson: true }));
   return { documents, errors: [], snapshot: () => snap };
+}
+
+/** The precise parse of a file that could not be read chunk by chunk, with its snapshot. */
+function parseWholeFilePrecisely(text: string): ParsedYaml {
+  const parsed = parseYamlDocumentsPrecisely(text);
+  if (parsed.errors.length > 0) return parsed;
+  const lineCount = text.split("\n").length;
+  const snapshot = (): YamlSnapshot | undefined => {
+    const documents = parsed.documents.map((d, index) => ({ value: d.value, line: d.line, firstLine: 1, lineCount, textLength: d.textLength ?? text.length, index }));
+    return documents.every((d) => isJsonSafe(d.value)) ? { documents, wholeFile: true } : undefined;
+  };
+  return { ...parsed, snapshot };
 }
 
 /** A document read by the fast path: its field lines come from the precise parser, on demand. */
@@ -140,15 +211,6 @@ function isJsonSafe(value: unknown): boolean {
   if (Array.isArray(value)) return value.every(isJsonSafe);
   if (value !== null && typeof value === "object") return Object.values(value).every(isJsonSafe);
   return true;
-}
-
-/**
- * Something that reads like an anchor (`&name`) or an alias (`*name`). Rare in manifests; js-yaml
- * is also more lenient than YAML around them (it accepts `a: &x b: c`), so the precise parser
- * reads such documents.
- */
-function mayUseAliases(text: string): boolean {
-  return /(?:^|[\s[{,])[&*][^\s,[\]{}]/.test(text);
 }
 
 function mapLine(line: number | undefined, offset: number): number | undefined {
@@ -230,6 +292,12 @@ function parseAllPrecisely(text: string): ParsedYaml {
       errors.push({ line: lineAt(depth.at), message: `the document is nested more than ${MAX_DEPTH} levels deep` });
       continue;
     }
+    const loop = selfContainingAlias(doc.contents);
+    if (loop) {
+      // toJS would make a circular value, which no JSON (and no request) can hold.
+      errors.push({ line: lineAt(loop.at), message: `the alias *${loop.alias} is inside the node its anchor &${loop.alias} marks, so its value would contain itself: copy the values instead` });
+      continue;
+    }
     let value: unknown;
     try {
       value = doc.toJS({ maxAliasCount: 1000 });
@@ -291,6 +359,32 @@ function nestingDepth(root: unknown): { tooDeep: boolean; at: number } {
     }
   }
   return { tooDeep: false, at: 0 };
+}
+
+/**
+ * An alias to a node that holds it (`a: &x [*x]`), as Go's yaml.v3 refuses ("anchor value
+ * contains itself"). Nodes in document order, so an alias meets the last anchor of its name
+ * before it, as the YAML spec resolves it.
+ */
+function selfContainingAlias(root: unknown): { alias: string; at: number } | undefined {
+  const anchors = new Map<string, unknown>();
+  const stack: unknown[] = [root];
+  while (stack.length > 0) {
+    const node = stack.pop();
+    if (yaml().isPair(node)) {
+      stack.push(node.value, node.key);
+      continue;
+    }
+    if (yaml().isAlias(node)) {
+      const target = anchors.get(node.source);
+      if (isNodeWithRange(target) && isNodeWithRange(node) && target.range[0] <= node.range[0] && node.range[1] <= target.range[2]) return { alias: node.source, at: node.range[0] };
+      continue;
+    }
+    if (!isNodeWithRange(node)) continue;
+    if (node.anchor) anchors.set(node.anchor, node);
+    if (yaml().isMap(node) || yaml().isSeq(node)) for (let i = node.items.length - 1; i >= 0; i--) stack.push(node.items[i]);
+  }
+  return undefined;
 }
 
 function findLine(doc: Document, path: FieldPath, lineAt: (offset: number) => number): number | undefined {

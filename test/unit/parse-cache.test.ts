@@ -64,10 +64,32 @@ describe("a snapshot of parsed documents", () => {
     expect(fresh.documents[1]!.lineOf(["spec", "template", "spec", "containers", 0, "image"])).toBe(23);
   });
 
-  it("is not offered for what JSON would change (NaN, infinities) or for files the precise parser read", () => {
+  it("is not offered for what JSON would change (NaN, infinities) or for a file with errors", () => {
     expect(parseYamlDocuments("a: .nan\n").snapshot?.()).toBeUndefined();
     expect(parseYamlDocuments("a: -.inf\n").snapshot?.()).toBeUndefined();
-    expect(parseYamlDocuments("a: &x 1\nb: *x\n").snapshot).toBeUndefined();
+    expect(parseYamlDocuments("a: &x .nan\nb: *x\n").snapshot?.()).toBeUndefined();
+    expect(parseYamlDocuments("ok: 1\n---\na: [unclosed\n").snapshot?.()).toBeUndefined();
+  });
+
+  // Issue 30: a file the precise parser read (all of it, or one document with anchors) was parsed again on every run.
+  it.each([
+    ["a document with anchors and aliases among others", "# first\na: 1\n---\nbase: &b\n  x: 1\n  list: [1, 2]\nobj:\n  <<: *b\n  y: *b\n---\nz: 3\n", [["obj", "y"], ["base", "list", 1], ["z"]]],
+    ["a directive (the whole file read precisely)", "%YAML 1.2\n---\na: 1\nb:\n  c: 2\n---\nd: [3]\n", [["b", "c"], ["d", 0]]],
+    ["document end markers", "a: 1\n...\n---\nb:\n  c: 2\n...\n", [["b", "c"], ["a"]]],
+    ["a tag after the separator", "--- !!map\na: 1\n--- !!map\nb:\n  c: &x 2\n  d: *x\n", [["b", "d"], ["a"]]],
+  ])("is offered whichever parser read the file: %s (the same values, document lines and field lines)", (_, text, paths) => {
+    const fresh = parseYamlDocuments(text);
+    expect(fresh.errors).toEqual([]);
+    const snap = fresh.snapshot?.();
+    expect(snap).toBeDefined();
+    const restored = restoreYamlDocuments(text, JSON.parse(JSON.stringify(snap)));
+    expect(restored.documents.map((d) => d.value)).toEqual(fresh.documents.map((d) => d.value));
+    expect(restored.documents.map((d) => [d.line, d.textLength])).toEqual(fresh.documents.map((d) => [d.line, d.textLength]));
+    for (const path of paths) {
+      const lines = fresh.documents.map((d) => d.lineOf(path));
+      expect(lines.some((l) => l !== undefined), `${path.join(".")} found somewhere`).toBe(true);
+      expect(restored.documents.map((d) => d.lineOf(path))).toEqual(lines);
+    }
   });
 });
 
@@ -118,18 +140,34 @@ describe("the package reader with a parse cache", () => {
     expect(read.objects.find((o) => o.object.metadata.name === "one")!.object.data).toEqual({ key: "from the cache" });
   });
 
+  it("keeps every file of a CRD bundle whose descriptions are full of `*` and `&` (a second read parses nothing)", async () => {
+    const bundle = join(import.meta.dirname, "..", "..", "fixtures", "field", "prometheus-operator");
+    const files = Object.fromEntries(await Promise.all((await readdir(bundle)).filter((f) => f.endsWith(".yaml")).map(async (f) => [f, await readFile(join(bundle, f), "utf8")] as const)));
+    const cacheDir = await mkdtemp(join(tmpdir(), "kpt-ts-pc-"));
+    const cache = parseCacheFor({ KPT_TS_PARSE_CACHE: cacheDir })!;
+    const dir = await pkg({ ...files, "rg.yaml": RG.replace(/namespace: app/, "namespace: monitoring") });
+    const first = await readPackage(dir, { parseCache: cache });
+    const [file] = await entriesOf(cacheDir);
+    expect(Object.keys(JSON.parse(await readFile(join(cacheDir, file!), "utf8")).entries)).toHaveLength(Object.keys(files).length + 1);
+    const second = await readPackage(dir, { parseCache: cache });
+    expect(second.objects.map((o) => [o.object, o.source])).toEqual(first.objects.map((o) => [o.object, o.source]));
+  });
+
   it("never writes a file holding a Secret (or a List with one) to the cache", async () => {
     const cacheDir = await mkdtemp(join(tmpdir(), "kpt-ts-pc-"));
     const cache = parseCacheFor({ KPT_TS_PARSE_CACHE: cacheDir })!;
     const secret = "apiVersion: v1\nkind: Secret\nmetadata:\n  name: s\n  namespace: app\nstringData:\n  password: hunter2\n";
     const list = "apiVersion: v1\nkind: List\nitems:\n  - apiVersion: v1\n    kind: Secret\n    metadata: {name: t, namespace: app}\n    stringData: {token: abc}\n";
-    const dir = await pkg({ "secret.yaml": secret, "list.yaml": list, "rg.yaml": RG });
+    // Read by the precise parser: one document has anchors; the whole file, for its directive.
+    const anchored = "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c, namespace: app}\ndata: {a: &v x, b: *v}\n---\napiVersion: v1\nkind: Secret\nmetadata: {name: u, namespace: app}\nstringData: &p {pass: swordfish}\n";
+    const directive = "%YAML 1.2\n---\napiVersion: v1\nkind: Secret\nmetadata: {name: w, namespace: app}\nstringData: {key: opensesame}\n";
+    const dir = await pkg({ "secret.yaml": secret, "list.yaml": list, "anchored.yaml": anchored, "directive.yaml": directive, "rg.yaml": RG });
     await readPackage(dir, { parseCache: cache });
     const entries = await entriesOf(cacheDir);
     expect(entries).toHaveLength(1);
     expect(Object.keys(JSON.parse(await readFile(join(cacheDir, entries[0]!), "utf8")).entries)).toHaveLength(1); // rg.yaml only
     const texts = await Promise.all(entries.map((f) => readFile(join(cacheDir, f), "utf8")));
-    expect(texts.join("")).not.toMatch(/hunter2|abc|Secret/);
+    expect(texts.join("")).not.toMatch(/hunter2|abc|swordfish|opensesame|Secret/);
   });
 
   it("removes entries unused for longer than the age it is given, and keeps the others", async () => {
