@@ -29,7 +29,8 @@ export function followStatus(cluster: Cluster, refs: ObjRef[], opts: FollowStatu
   const now = opts.now ?? (() => new Date());
   const abort = new AbortController();
   opts.signal?.addEventListener("abort", () => abort.abort(), { once: true });
-  const cache = new LiveCache(cluster, { pollPeriodMs: opts.pollPeriodMs, signal: abort.signal });
+  // Watches start with the subscription below: a run whose first reads end it (poll-until known) makes none.
+  const cache = new LiveCache(cluster, { pollPeriodMs: opts.pollPeriodMs, signal: abort.signal, watchOnDemand: true });
   const last = new Map<string, StatusEvent>();
   const wanted = new Set(refs.map(refKey));
   const unreadableKeys = new Set<string>();
