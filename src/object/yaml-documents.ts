@@ -209,8 +209,12 @@ function fastDocument(value: unknown, line: number, chunkText: () => string, fir
 function isJsonSafe(value: unknown): boolean {
   if (typeof value === "number") return Number.isFinite(value) && !Object.is(value, -0);
   if (Array.isArray(value)) return value.every(isJsonSafe);
-  if (value !== null && typeof value === "object") return Object.values(value).every(isJsonSafe);
-  return true;
+  if (value !== null && typeof value === "object") {
+    // Only plain mappings: the precise parser gives `!!binary` as bytes, `!!set` as a Set, `!!omap` as a Map.
+    const proto: unknown = Object.getPrototypeOf(value);
+    return (proto === Object.prototype || proto === null) && Object.values(value).every(isJsonSafe);
+  }
+  return value === null || typeof value === "string" || typeof value === "boolean";
 }
 
 function mapLine(line: number | undefined, offset: number): number | undefined {

@@ -64,6 +64,11 @@ describe("a snapshot of parsed documents", () => {
     expect(fresh.documents[1]!.lineOf(["spec", "template", "spec", "containers", 0, "image"])).toBe(23);
   });
 
+  it("is offered for nulls, booleans, numbers and strings", () => {
+    const text = "a: ~\nb:\n  c:\nd: [true, 1, -2.5, x, null]\n";
+    expect(restoreYamlDocuments(text, JSON.parse(JSON.stringify(parseYamlDocuments(text).snapshot!()))).documents[0]!.value).toEqual({ a: null, b: { c: null }, d: [true, 1, -2.5, "x", null] });
+  });
+
   it("is not offered for what JSON would change (NaN, infinities) or for a file with errors", () => {
     expect(parseYamlDocuments("a: .nan\n").snapshot?.()).toBeUndefined();
     expect(parseYamlDocuments("a: -.inf\n").snapshot?.()).toBeUndefined();
@@ -140,7 +145,8 @@ describe("the package reader with a parse cache", () => {
     expect(read.objects.find((o) => o.object.metadata.name === "one")!.object.data).toEqual({ key: "from the cache" });
   });
 
-  it("keeps every file of a CRD bundle whose descriptions are full of `*` and `&` (a second read parses nothing)", async () => {
+  // (The timeout bounds a hang on a busy machine; it measures nothing.)
+  it("keeps every file of a CRD bundle whose descriptions are full of `*` and `&` (a second read parses nothing)", { timeout: 60_000 }, async () => {
     const bundle = join(import.meta.dirname, "..", "..", "fixtures", "field", "prometheus-operator");
     const files = Object.fromEntries(await Promise.all((await readdir(bundle)).filter((f) => f.endsWith(".yaml")).map(async (f) => [f, await readFile(join(bundle, f), "utf8")] as const)));
     const cacheDir = await mkdtemp(join(tmpdir(), "kpt-ts-pc-"));
@@ -151,6 +157,24 @@ describe("the package reader with a parse cache", () => {
     expect(Object.keys(JSON.parse(await readFile(join(cacheDir, file!), "utf8")).entries)).toHaveLength(Object.keys(files).length + 1);
     const second = await readPackage(dir, { parseCache: cache });
     expect(second.objects.map((o) => [o.object, o.source])).toEqual(first.objects.map((o) => [o.object, o.source]));
+  });
+
+  it("a value JSON has no form for (!!binary, !!set, !!omap) reads the same the second time: bytes as base64, the others refused", async () => {
+    const cacheDir = await mkdtemp(join(tmpdir(), "kpt-ts-pc-"));
+    const cache = parseCacheFor({ KPT_TS_PARSE_CACHE: cacheDir })!;
+    const binary = "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: bin, namespace: app}\nbinaryData:\n  b: !!binary aGVsbG8=\n";
+    const dir = await pkg({ "bin.yaml": binary, "rg.yaml": RG });
+    for (let run = 0; run < 2; run++) {
+      const read = await readPackage(dir, { parseCache: cache });
+      expect(read.objects[0]!.object.binaryData, `run ${run + 1}`).toEqual({ b: "aGVsbG8=" });
+    }
+    for (const [tag, value] of [["!!set", "{a, b}"], ["!!omap", "[{a: 1}]"]]) {
+      const bad = await pkg({ "bad.yaml": `apiVersion: v1\nkind: ConfigMap\nmetadata: {name: bad, namespace: app}\ndata:\n  x: ${tag} ${value}\n`, "rg.yaml": RG });
+      for (let run = 0; run < 2; run++) {
+        const err = await readPackage(bad, { parseCache: cache }).catch((e: unknown) => e);
+        expect(err, `${tag}, run ${run + 1}`).toBeInstanceOf(PackageError);
+      }
+    }
   });
 
   it("never writes a file holding a Secret (or a List with one) to the cache", async () => {
