@@ -44,7 +44,11 @@ export function lastAppliedBytes(obj: KubeObject): number {
   const json = JSON.stringify(withoutOwnAnnotation(obj));
   let extra = 0;
   // `\u003c` (6 bytes) for a 1-byte `<`, `>` or `&`, or for a 3-byte U+2028 or U+2029.
-  for (const [c] of json.matchAll(/[<>&\u2028\u2029]/g)) extra += c.charCodeAt(0) < 0x80 ? 5 : 3;
+  for (let i = 0; i < json.length; i++) {
+    const c = json.charCodeAt(i);
+    if (c === 0x3c || c === 0x3e || c === 0x26) extra += 5;
+    else if (c === 0x2028 || c === 0x2029) extra += 3;
+  }
   return Buffer.byteLength(json) + extra + 1;
 }
 
