@@ -18,6 +18,8 @@ export interface YamlDocument {
   textLength?: number;
   /** The value holds only what JSON holds (it was read back from JSON): nothing to convert. */
   plainJson?: boolean;
+  /** Its size as a request to the API server, when the parse cache has it (parse-package.ts). */
+  requestBytes?: number;
 }
 
 export interface YamlSyntaxError {
@@ -42,7 +44,7 @@ export interface ParsedYaml {
  * parsing the whole text again, and `index` is the document's place among the file's documents.
  */
 export interface YamlSnapshot {
-  documents: { value: unknown; line: number; firstLine: number; lineCount: number; textLength: number; index?: number }[];
+  documents: { value: unknown; line: number; firstLine: number; lineCount: number; textLength: number; index?: number; requestBytes?: number }[];
   wholeFile?: boolean;
 }
 
@@ -160,23 +162,34 @@ function readFast(text: string): FastRead {
   return { value, anchored };
 }
 
-/** The documents a snapshot of this very text holds, as parseYamlDocuments returned them. */
-export function restoreYamlDocuments(content: string, snap: YamlSnapshot): ParsedYaml {
-  const text = content.charCodeAt(0) === 0xfeff ? content.slice(1) : content;
+/**
+ * The documents a snapshot of this very text holds, as parseYamlDocuments returned them. The text
+ * is asked for only when a field's line is (a message), so a caller may decode it lazily.
+ */
+export function restoreYamlDocuments(content: string | (() => string), snap: YamlSnapshot): ParsedYaml {
+  let stripped: string | undefined;
+  const text = (): string => {
+    if (stripped === undefined) {
+      const t = typeof content === "string" ? content : content();
+      stripped = t.charCodeAt(0) === 0xfeff ? t.slice(1) : t;
+    }
+    return stripped;
+  };
+  const size = (d: YamlSnapshot["documents"][number]) => ({ plainJson: true, ...(d.requestBytes !== undefined ? { requestBytes: d.requestBytes } : {}) });
   if (snap.wholeFile) {
     let tree: ParsedYaml | undefined;
     const documents = snap.documents.map((d, i) => ({
       value: d.value,
       line: d.line,
-      lineOf: (path: FieldPath) => (tree ??= parseYamlDocumentsPrecisely(text)).documents[d.index ?? i]?.lineOf(path),
+      lineOf: (path: FieldPath) => (tree ??= parseYamlDocumentsPrecisely(text())).documents[d.index ?? i]?.lineOf(path),
       textLength: d.textLength,
-      plainJson: true,
+      ...size(d),
     }));
     return { documents, errors: [], snapshot: () => snap };
   }
   let lines: string[] | undefined;
-  const chunkText = (firstLine: number, lineCount: number) => (lines ??= text.split("\n")).slice(firstLine - 1, firstLine - 1 + lineCount).join("\n");
-  const documents = snap.documents.map((d) => ({ ...fastDocument(d.value, d.line, () => chunkText(d.firstLine, d.lineCount), d.firstLine, d.textLength), plainJson: true }));
+  const chunkText = (firstLine: number, lineCount: number) => (lines ??= text().split("\n")).slice(firstLine - 1, firstLine - 1 + lineCount).join("\n");
+  const documents = snap.documents.map((d) => ({ ...fastDocument(d.value, d.line, () => chunkText(d.firstLine, d.lineCount), d.firstLine, d.textLength), ...size(d) }));
   return { documents, errors: [], snapshot: () => snap };
 }
 

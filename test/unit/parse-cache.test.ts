@@ -177,6 +177,20 @@ describe("the package reader with a parse cache", () => {
     }
   });
 
+  it("measures a large document's request size once: read back, an object over the API server's limit is refused alike", { timeout: 60_000 }, async () => {
+    const cacheDir = await mkdtemp(join(tmpdir(), "kpt-ts-pc-"));
+    const cache = parseCacheFor({ KPT_TS_PARSE_CACHE: cacheDir })!;
+    const data = Array.from({ length: 40 }, (_, i) => `  k${i}: ${"x".repeat(80 * 1024)}\n`).join("");
+    const dir = await pkg({ "big.yaml": `apiVersion: v1\nkind: ConfigMap\nmetadata: {name: big, namespace: app}\ndata:\n${data}`, "rg.yaml": RG });
+    const issues = async () => ((await readPackage(dir, { parseCache: cache }).catch((e: unknown) => e)) as PackageError).issues;
+    const first = await issues();
+    expect(first).toEqual([expect.objectContaining({ object: "ConfigMap/big", message: expect.stringMatching(/^the object is 3\.1 MiB as JSON; the API server refuses requests over 3 MiB/) })]);
+    const [file] = await entriesOf(cacheDir);
+    const stored = Object.values(JSON.parse(await readFile(join(cacheDir, file!), "utf8")).entries) as { documents: { requestBytes?: number }[] }[];
+    expect(stored.flatMap((e) => e.documents.map((d) => d.requestBytes)).filter((b) => b !== undefined)).toEqual([expect.any(Number)]);
+    expect(await issues()).toEqual(first);
+  });
+
   it("never writes a file holding a Secret (or a List with one) to the cache", async () => {
     const cacheDir = await mkdtemp(join(tmpdir(), "kpt-ts-pc-"));
     const cache = parseCacheFor({ KPT_TS_PARSE_CACHE: cacheDir })!;
