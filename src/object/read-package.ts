@@ -64,8 +64,8 @@ async function parseWithCache(files: PackageFile[], cache: PackageParseCache): P
       continue;
     }
     f.parsed = parseYamlDocuments(f.content);
-    const fresh = f.parsed.snapshot?.();
-    if (fresh && !fresh.documents.some((d) => holdsSecret(d.value))) cache.write(key, withRequestBytes(fresh, f.parsed));
+    const fresh = f.parsed.documents.some((d) => holdsSecret(d.value)) ? undefined : f.parsed.snapshot?.();
+    if (fresh) cache.write(key, withRequestBytes(fresh, f.parsed));
     if (performance.now() - turn > 5) {
       await new Promise((resolve) => setImmediate(resolve));
       turn = performance.now();

@@ -60,9 +60,19 @@ const jsyamlTypes = (jsyaml as unknown as { types: Record<"null" | "bool" | "mer
 const INT = { decimal: /^[-+]?[0-9]+$/, octal: /^0o[0-7]+$/, hex: /^0x[0-9a-fA-F]+$/ };
 const FLOAT = { plain: /^[-+]?(?:\.[0-9]+|[0-9]+\.[0-9]*)$/, exp: /^[-+]?(?:\.[0-9]+|[0-9]+(?:\.[0-9]*)?)[eE][-+]?[0-9]+$/, special: /^(?:[-+]?\.(?:inf|Inf|INF)|\.nan|\.NaN|\.NAN)$/ };
 
+/**
+ * Whether a plain scalar may be a number at all: most are words (names, descriptions), and this
+ * one look at the first character spares them the regular expressions below.
+ */
+function mayBeNumber(s: string | null): s is string {
+  if (s === null || s === "") return false;
+  const c = s.charCodeAt(0);
+  return (c >= 0x30 && c <= 0x39) || c === 0x2d || c === 0x2b || c === 0x2e; // 0-9 - + .
+}
+
 const CORE_INT = new jsyaml.Type("tag:yaml.org,2002:int", {
   kind: "scalar",
-  resolve: (s: string | null) => s !== null && (INT.decimal.test(s) || INT.octal.test(s) || INT.hex.test(s)),
+  resolve: (s: string | null) => mayBeNumber(s) && (INT.decimal.test(s) || INT.octal.test(s) || INT.hex.test(s)),
   construct: (s: string) => (INT.octal.test(s) ? parseInt(s.slice(2), 8) : INT.hex.test(s) ? parseInt(s.slice(2), 16) : parseInt(s, 10)),
   predicate: (v: unknown) => Number.isInteger(v),
   represent: (v: object) => String(v),
@@ -70,7 +80,7 @@ const CORE_INT = new jsyaml.Type("tag:yaml.org,2002:int", {
 
 const CORE_FLOAT = new jsyaml.Type("tag:yaml.org,2002:float", {
   kind: "scalar",
-  resolve: (s: string | null) => s !== null && (FLOAT.plain.test(s) || FLOAT.exp.test(s) || FLOAT.special.test(s)),
+  resolve: (s: string | null) => mayBeNumber(s) && (FLOAT.plain.test(s) || FLOAT.exp.test(s) || FLOAT.special.test(s)),
   construct: (s: string) => {
     if (!FLOAT.special.test(s)) return parseFloat(s);
     if (s.slice(-3).toLowerCase() === "nan") return NaN;
