@@ -27,7 +27,8 @@ export async function checkRemovalPatches(plan: ApplyPlan, cluster: Cluster, sig
     await Promise.all(
       todo.slice(i, i + AT_ONCE).map(async (p) => {
         if (p.csa?.op !== "patch") return;
-        const stored = await cluster.patch(p.ref, p.csa.patch, p.csa.patchType, { dryRun: true, fieldManager: "kubectl-client-side-apply", signal }).catch(() => undefined);
+        const basedOn = { uid: p.live?.metadata.uid, resourceVersion: p.live?.metadata.resourceVersion };
+        const stored = await cluster.patch(p.ref, p.csa.patch, p.csa.patchType, { dryRun: true, fieldManager: "kubectl-client-side-apply", signal, basedOn }).catch(() => undefined);
         if (stored) settled.set(p, settleRemovalPatch(p, stored));
       }),
     );
