@@ -78,8 +78,11 @@ function isEstablished(crd: KubeObject): boolean {
 
 /** The inventory's objects (empty when there is no inventory in the cluster). */
 export async function inventoryObjects(cluster: Cluster, info: InventoryInfo, signal?: AbortSignal): Promise<ObjRef[]> {
-  if (!(await resourceGroupCrdInstalled(cluster))) throw resourceGroupKindNotServedError("one");
-  return (await readClusterInventory(cluster, info, signal)).refs;
+  // Both at once: the inventory's read does not wait for discovery (see KubeCluster.mapping).
+  const [installed, read] = await Promise.all([resourceGroupCrdInstalled(cluster), readClusterInventory(cluster, info, signal).then((r) => ({ r }), (err: unknown) => ({ err }))]);
+  if (!installed) throw resourceGroupKindNotServedError("one");
+  if ("err" in read) throw read.err;
+  return read.r.refs;
 }
 
 /**
