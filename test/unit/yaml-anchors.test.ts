@@ -65,6 +65,8 @@ describe("a document with anchors reads as YAML says", { timeout: TIMEOUT }, () 
       fc.property(leaf, fc.array(fc.string({ minLength: 1, maxLength: 6 }), { minLength: 2, maxLength: 4 }), fc.boolean(), (shared, keys, withPlainDocBefore) => {
         // One object under several keys: the serializer writes it once with an anchor, then aliases.
         const value = Object.fromEntries(keys.map((k) => [k, shared]));
+        // (A key "<<" it writes unquoted is a merge key to a YAML 1.1 reader, Go's yaml.v3 and both of ours.)
+        fc.pre(!JSON.stringify(value).includes('"<<"'));
         const anchored = new Document(value, { aliasDuplicateObjects: true }).toString();
         const text = withPlainDocBefore ? `a: "*.example.com & more"\n---\n${anchored}` : anchored;
         const fast = parseYamlDocuments(text);
