@@ -56,13 +56,14 @@ export function lastAppliedBytes(obj: KubeObject): number {
   const known = values.get(obj);
   if (known !== undefined) return Buffer.byteLength(known);
   const json = JSON.stringify(withoutOwnAnnotation(obj));
-  let extra = 0;
-  // `\u003c` (6 bytes) for a 1-byte `<`, `>` or `&`, or for a 3-byte U+2028 or U+2029.
-  for (let i = 0; i < json.length; i++) {
-    const c = json.charCodeAt(i);
-    if (c === 0x3c || c === 0x3e || c === 0x26) extra += 5;
-    else if (c === 0x2028 || c === 0x2029) extra += 3;
-  }
+  // `\u003c` (6 bytes) for a 1-byte `<`, `>` or `&`, or for a 3-byte U+2028 or U+2029. Counted
+  // with indexOf, which scans natively (a loop over a CRD's characters ran for long in V8's interpreter).
+  const count = (c: string) => {
+    let n = 0;
+    for (let at = json.indexOf(c); at !== -1; at = json.indexOf(c, at + 1)) n++;
+    return n;
+  };
+  const extra = 5 * (count("<") + count(">") + count("&")) + 3 * (count("\u2028") + count("\u2029"));
   return Buffer.byteLength(json) + extra + 1;
 }
 
