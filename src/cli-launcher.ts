@@ -21,7 +21,7 @@ import Module, { createRequire } from "node:module";
 import { basename, dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { constants as vmConstants, Script } from "node:vm";
-import { privateDirProblem, privateTreeProblem, readEntrySync, userCacheDir, writeEntrySync } from "./util/user-cache.js";
+import { privateDir, privateTreeProblem, readEntrySync, userCacheDir, writeEntrySync } from "./util/user-cache.js";
 
 const program = fileURLToPath(new URL("./cli-program.cjs", import.meta.url));
 const require = createRequire(program);
@@ -39,14 +39,18 @@ try {
 } catch {
   /* no home directory to keep it in: run without */
 }
-const problem = dir ? (privateDirProblem(dir) ?? (enableCompileCache ? privateTreeProblem(dir) : undefined)) : undefined;
+// After the check only the resolved directory is used (Node's compile cache included): a link
+// on the way is never followed again.
+const checked = dir ? privateDir(dir) : undefined;
+const cacheDir = checked && "dir" in checked ? checked.dir : undefined;
+const problem = checked && "problem" in checked ? checked.problem : cacheDir && enableCompileCache ? privateTreeProblem(cacheDir) : undefined;
 if (problem && verbose(args)) process.stderr.write(`kpt-ts: not using the code cache in ${dir}: ${problem}\n`);
 
-if (!dir || problem) require(program);
+if (!cacheDir || problem) require(program);
 else if (enableCompileCache) {
-  enableCompileCache(dir);
+  enableCompileCache(cacheDir);
   require(program);
-} else runCached(dir, dynamicImport!);
+} else runCached(cacheDir, dynamicImport!);
 
 function runCached(cacheDir: string, importModuleDynamically: symbol): void {
   const bytes = readFileSync(program);

@@ -21,14 +21,18 @@ const BOOL_VALUE = /^(true|false|1|0|yes|no)$/i;
 /**
  * Go-style booleans, as kpt takes them: `--flag`, `--flag=true`, `--flag=false`. Commander only
  * knows `--flag` / `--no-flag`, so `=value` forms are rewritten before parsing (a value after a
- * space is never taken: `--dry-run .` keeps `.` as the package path).
+ * space is never taken: `--dry-run .` keeps `.` as the package path). Nothing after `--` (the end
+ * of options, as cobra reads it: `live apply -- -dir` applies the directory `-dir`) is touched.
  */
 function normalizeBooleans(argv: string[]): string[] {
-  return argv.map((arg) => {
+  const end = argv.indexOf("--");
+  const options = end < 0 ? argv : argv.slice(0, end);
+  const rewritten = options.map((arg) => {
     const m = /^--([a-z-]+)=(.*)$/.exec(arg);
     if (!m || !BOOL_FLAGS.has(m[1]!) || !BOOL_VALUE.test(m[2]!)) return arg;
     return /^(true|1|yes)$/i.test(m[2]!) ? `--${m[1]}` : `--no-${m[1]}`;
   });
+  return end < 0 ? rewritten : [...rewritten, ...argv.slice(end)];
 }
 
 const BOOL_FLAGS = new Set<string>();
@@ -129,8 +133,39 @@ async function finish(code: ExitCode): Promise<never> {
   process.exit(code);
 }
 
+/**
+ * commander's Command, with one change: a typo in `--flag=value` gets the "Did you mean" that
+ * `--flag value` gets (commander compares the whole argument, value included, with the flags).
+ */
+class KptTsCommand extends Command {
+  /** The `--flag=value` argument being reported, while commander reports its flag alone. */
+  private reporting?: { flag: string; argument: string };
+
+  override createCommand(name?: string): Command {
+    return new KptTsCommand(name);
+  }
+
+  // commander's own method (not in its typings): called with each argument it does not know.
+  unknownOption(flag: string): void {
+    const unknownOption = (Command.prototype as unknown as { unknownOption(this: Command, flag: string): void }).unknownOption;
+    const eq = flag.indexOf("=");
+    if (!flag.startsWith("--") || eq < 0) return unknownOption.call(this, flag);
+    this.reporting = { flag: flag.slice(0, eq), argument: flag };
+    try {
+      unknownOption.call(this, flag.slice(0, eq));
+    } finally {
+      this.reporting = undefined;
+    }
+  }
+
+  override error(message: string, errorOptions?: { code?: string; exitCode?: number }): never {
+    const r = this.reporting;
+    return super.error(r ? message.replace(`'${r.flag}'`, `'${r.argument}'`) : message, errorOptions);
+  }
+}
+
 const program = addFlags(
-  new Command("kpt-ts")
+  new KptTsCommand("kpt-ts")
     .description("Deploy Kubernetes packages: apply, prune, wait, status and destroy, compatible with `kpt live`.")
     .version(VERSION, "--version", "print the version")
     .showHelpAfterError("(run with --help for usage)")
@@ -250,6 +285,19 @@ liveCommand("install-resource-group", {
   body: async ({ globals }) => (await import("./commands/install-resource-group.js")).installResourceGroup(globals, io),
 });
 
+// Hidden: the names completion offers (contexts, namespaces, inventories), listed with the
+// connection flags typed on the line; the scripts of `completion` run it on TAB.
+live
+  .command("__names", { hidden: true })
+  .argument("<kind>", "context, namespace or inventory")
+  .exitOverride()
+  .action((kind: string, _opts: unknown, c: Command) =>
+    run(async () => {
+      const { completeNames } = await import("./commands/complete-names.js");
+      await completeNames(kind, parseFlags(globalFlags, c.optsWithGlobals()), io);
+    }),
+  );
+
 withExamples(program.command("completion"), "completion")
   .description("Print a shell completion script (bash: `source <(kpt-ts completion bash)`; zsh: `source <(kpt-ts completion zsh)`; fish: `kpt-ts completion fish | source`)")
   .addArgument(new Argument("<shell>", "bash, zsh or fish").choices(["bash", "zsh", "fish"]))
@@ -279,7 +327,8 @@ withExamples(program.command("help"), "help")
       const next = cmd.commands.find((c) => c.name() === word);
       if (!next) {
         const where = ["kpt-ts", ...words.slice(0, i)].join(" ");
-        report(new UsageError(`unknown help topic ${JSON.stringify(word)}: "${where}" has ${cmd.commands.map((c) => c.name()).join(", ")}`));
+        const shown = cmd.commands.filter((c) => !(c as unknown as { _hidden?: boolean })._hidden);
+        report(new UsageError(`unknown help topic ${JSON.stringify(word)}: "${where}" has ${shown.map((c) => c.name()).join(", ")}`));
         process.stderr.write("\n");
         cmd.outputHelp({ error: true });
         return finish(EXIT.ok);

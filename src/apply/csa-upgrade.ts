@@ -10,9 +10,9 @@
 // the package no longer sets. With the field manager "kubectl" (kpt's and kpt-ts' default),
 // kubectl also makes "kubectl-last-applied" own the annotation, so that the server (which keeps
 // the annotation current for "kubectl" applies) does not drop it, and a later switch back to
-// client-side apply still knows what was applied last. Pure: the IO is in apply-object.
+// client-side apply still knows what was applied last. Pure: the writer sends it (writer.ts).
 
-import { LAST_APPLIED_ANNOTATION, type KubeObject } from "../model/kube-object.js";
+import { isRecord, LAST_APPLIED_ANNOTATION, type KubeObject } from "../model/kube-object.js";
 import { lastAppliedFields, managedFieldsOf, ownsLastApplied, type ManagedFieldsEntry } from "../model/managed-fields.js";
 
 /** kubectl's client-side apply writes as this manager (kpt's and kpt-ts' too). */
@@ -23,10 +23,6 @@ export const LAST_APPLIED_FIELD_MANAGER = "kubectl-last-applied";
 const ANNOTATION_SYNCED_MANAGER = "kubectl";
 
 type Fields = Record<string, unknown>;
-
-function isFields(v: unknown): v is Fields {
-  return typeof v === "object" && v !== null && !Array.isArray(v);
-}
 
 /**
  * The client-side appliers of an object, as kubectl finds them: every manager with an `Update`
@@ -40,8 +36,8 @@ export function clientSideManagers(obj: KubeObject): Set<string> {
 
 /** The union of two fieldsV1 trees (structured-merge-diff's Set.Union on the serialized form). */
 export function unionFields(a: unknown, b: unknown): Fields {
-  const out: Fields = isFields(a) ? { ...a } : {};
-  if (!isFields(b)) return out;
+  const out: Fields = isRecord(a) ? { ...a } : {};
+  if (!isRecord(b)) return out;
   for (const [key, sub] of Object.entries(b)) out[key] = key in out ? unionFields(out[key], sub) : structuredClone(sub);
   return out;
 }

@@ -3,12 +3,15 @@
 //   kpt-ts.dev/create-only: "true"                     (created when missing, never written again)
 // Paths are dotted keys; `["a.b/c"]` is a key with dots or slashes in it; `[name=app]` is the
 // item of a list whose field `name` is `app`. Several paths are separated by commas or new lines.
+// A path reaches only the object's own fields: `__proto__`, `constructor` and `prototype` (the
+// members every JavaScript object inherits) are refused as keys and as selector fields, and every
+// walk below reads own properties only, so no path follows or creates an inherited member.
 // Client-side apply leaves the fields out of the configuration and out of the last-applied copy
 // it compares with, so its three-way patch neither sets nor removes them; server-side apply does
 // not send them, and first gives up (releases) the ones its field manager owned, so the server
 // keeps their values instead of removing them. docs/other-controllers.md. Pure.
 
-import type { KubeObject } from "../model/kube-object.js";
+import { LAST_APPLIED_ANNOTATION, type KubeObject } from "../model/kube-object.js";
 import { OWNING_INVENTORY_ANNOTATION } from "../model/inventory-keys.js";
 import { managedFieldsOf, type ManagedFieldsEntry } from "../model/managed-fields.js";
 
@@ -61,6 +64,9 @@ export function hasLeftAloneAnnotations(obj: KubeObject): boolean {
   return a !== undefined && (a[IGNORE_FIELDS_ANNOTATION] !== undefined || a[CREATE_ONLY_ANNOTATION] !== undefined);
 }
 
+/** Keys no path may name: what every JavaScript object inherits, never a field a package holds. */
+const INHERITED_NAMES: ReadonlySet<string> = new Set(["__proto__", "constructor", "prototype"]);
+
 /** Parses a list of paths: `spec.replicas, spec.template.spec.containers[name=app].resources`. */
 export function parseFieldPaths(text: string): { paths: FieldPath[] } | { error: string } {
   const paths: FieldPath[] = [];
@@ -92,6 +98,10 @@ export function parseFieldPaths(text: string): { paths: FieldPath[] } | { error:
       break;
     }
     if (i < text.length && !/[\s,]/.test(text[i]!)) return { error: `unexpected "${text[i]}" in "${text.slice(start, i + 1)}"` };
+    const inherited = steps.map((s) => ("key" in s ? s.key : s.field)).find((name) => INHERITED_NAMES.has(name));
+    if (inherited !== undefined) {
+      return { error: `"${text.slice(start, i)}" names "${inherited}", which is not a field of the object (${[...INHERITED_NAMES].join(", ")} cannot be named): remove it from the path` };
+    }
     paths.push({ text: text.slice(start, i), steps });
     skipSeparators();
   }
@@ -137,12 +147,19 @@ function protectedPath(path: FieldPath): string | undefined {
   if (a === "metadata" && b === "annotations" && (c === undefined || c === OWNING_INVENTORY_ANNOTATION || c === IGNORE_FIELDS_ANNOTATION || c === CREATE_ONLY_ANNOTATION)) {
     return "holds the annotations that say which inventory owns the object and what it leaves alone: they cannot be left alone";
   }
+  // Client-side apply writes its own copy of the configuration there on every apply: it is the
+  // apply's record, not a field of the package another controller could own.
+  if (a === "metadata" && b === "annotations" && c === LAST_APPLIED_ANNOTATION) {
+    return "is client-side apply's own record of what it applied, written on every apply: it cannot be left alone";
+  }
   return undefined;
 }
 
 type Json = unknown;
 const isMap = (v: Json): v is Record<string, Json> => typeof v === "object" && v !== null && !Array.isArray(v);
-const matches = (item: Json, step: { field: string; value: string }) => isMap(item) && item[step.field] !== undefined && String(item[step.field]) === step.value;
+/** The map's own field `key` (never an inherited member), or undefined. */
+const own = (map: Record<string, Json>, key: string): Json => (Object.hasOwn(map, key) ? map[key] : undefined);
+const matches = (item: Json, step: { field: string; value: string }) => isMap(item) && own(item, step.field) !== undefined && String(own(item, step.field)) === step.value;
 
 /**
  * A copy of `value` without the fields the paths name (list items matched by a selector are
@@ -159,7 +176,7 @@ function removePath(value: Json, steps: readonly PathStep[]): Json {
   const [step, ...rest] = steps;
   if (!step) return value;
   if ("key" in step) {
-    if (!isMap(value) || !(step.key in value)) return value;
+    if (!isMap(value) || !Object.hasOwn(value, step.key)) return value;
     const { [step.key]: child, ...others } = value;
     return rest.length === 0 ? others : { ...others, [step.key]: removePath(child, rest) };
   }
@@ -179,20 +196,21 @@ export function withoutOwnedFields(fields: Json, paths: readonly FieldPath[]): J
 function removeOwned(fields: Json, steps: readonly PathStep[]): Json | undefined {
   const [step, ...rest] = steps;
   if (!step || !isMap(fields)) return fields;
-  const out: Record<string, Json> = {};
+  // Entries, not assignments: a key the server sent as "__proto__" stays a plain key.
+  const out: [string, Json][] = [];
   let changed = false;
   for (const [key, sub] of Object.entries(fields)) {
     if (!ownedKeyMatches(key, step)) {
-      out[key] = sub;
+      out.push([key, sub]);
       continue;
     }
     changed = true;
     if (rest.length === 0) continue;
     const kept = removeOwned(sub, rest);
-    if (kept !== undefined) out[key] = kept;
+    if (kept !== undefined) out.push([key, kept]);
   }
   if (!changed) return fields;
-  return Object.keys(out).length ? out : undefined;
+  return out.length ? Object.fromEntries(out) : undefined;
 }
 
 /** A fieldsV1 key (`f:replicas`, `k:{"name":"app"}`) is the one a path step names. */
@@ -247,15 +265,15 @@ function copyPath(value: Json, from: Json, steps: readonly PathStep[]): Json {
   const [step, ...rest] = steps;
   if (!step) return from;
   if ("key" in step) {
-    if (!isMap(from) || !(step.key in from)) return value;
+    if (!isMap(from) || !Object.hasOwn(from, step.key)) return value;
     const base = isMap(value) ? value : {};
-    return { ...base, [step.key]: copyPath(base[step.key], from[step.key], rest) };
+    return { ...base, [step.key]: copyPath(own(base, step.key), from[step.key], rest) };
   }
   if (!Array.isArray(from)) return value;
   const items = Array.isArray(value) ? [...value] : [];
   for (const source of from.filter((item) => matches(item, step))) {
     const at = items.findIndex((item) => matches(item, step));
-    if (at < 0) items.push(rest.length ? copyPath({ [step.field]: (source as Record<string, Json>)[step.field] }, source, rest) : source);
+    if (at < 0) items.push(rest.length ? copyPath({ [step.field]: own(source as Record<string, Json>, step.field) }, source, rest) : source);
     else items[at] = rest.length ? copyPath(items[at], source, rest) : source;
   }
   return items;

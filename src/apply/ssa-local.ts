@@ -21,9 +21,11 @@ export function projectFields(fields: Json, value: Json): Json {
   const entries = isObj(fields) ? Object.entries(fields).filter(([k]) => k !== ".") : [];
   if (entries.length === 0) return value;
   if (isObj(value)) {
-    const out: Record<string, Json> = {};
-    for (const [k, sub] of entries) if (k.startsWith("f:") && k.slice(2) in value) out[k.slice(2)] = projectFields(sub, value[k.slice(2)]);
-    return out;
+    // The value's own fields only, kept as entries: a fieldsV1 key the server sent as
+    // `f:__proto__` or `f:constructor` reaches no inherited member.
+    const out: [string, Json][] = [];
+    for (const [k, sub] of entries) if (k.startsWith("f:") && Object.hasOwn(value, k.slice(2))) out.push([k.slice(2), projectFields(sub, value[k.slice(2)])]);
+    return Object.fromEntries(out);
   }
   if (Array.isArray(value)) {
     const out: Json[] = [];

@@ -1,22 +1,21 @@
-// The IO of client-side → server-side migration (csa-upgrade.ts decides), and of giving up the
-// fields a package leaves to other controllers (left-alone.ts): read the object whole (the live
-// cache keeps only a marker of the client-side entries), send kubectl's JSON patch of
-// managedFields guarded by the resourceVersion it was computed from, and on a conflict read and
-// try again, as kubectl does (5 tries). For previews, the same migration applied locally to what
-// the server's dry run answered.
+// The client-side → server-side migration (csa-upgrade.ts decides) and giving up the fields a
+// package leaves to other controllers (left-alone.ts): whether an object needs the migration
+// (the planner asks), the managedFields it leaves (the writer sends them, writer.ts), and for
+// previews the same migration applied to what the server's dry run answered, which the server
+// then stores as a dry run (or, where it may not be asked, computed locally).
 
-import { ApiError } from "../cluster/api-error.js";
 import type { Cluster } from "../cluster/types.js";
 import type { ObjRef } from "../model/ref.js";
 import { managedFieldsOf, type ManagedFieldsEntry } from "../model/managed-fields.js";
 import type { KubeObject } from "../model/kube-object.js";
-import { clientSideManagers, migratedManagedFields, migrationPatch, withManagedFields } from "./csa-upgrade.js";
+import { clientSideManagers, migratedManagedFields, withManagedFields } from "./csa-upgrade.js";
+import { applyMergePatch, applyStrategicPatch } from "./csa/apply-patch.js";
+import { deepEqualJson, type JsonValue } from "./csa/json-value.js";
+import { lastAppliedOf } from "./csa/last-applied.js";
 import type { PatchSchema } from "./csa/patch-schema.js";
+import { createThreeWayMergePatch, createThreeWayStrategicPatch, isEmptyPatch } from "./csa/three-way-patch.js";
 import { previewServerSideApply } from "./ssa-local.js";
-import { releasedManagedFields, type FieldPath } from "./left-alone.js";
-
-/** kubectl's maxPatchRetry. */
-const MAX_TRIES = 5;
+import { releasedManagedFields, withoutFields, type FieldPath } from "./left-alone.js";
 
 /** True when the live object (as the cache keeps it) still has client-side appliers to migrate. */
 export function migrationDue(live: KubeObject | undefined): boolean {
@@ -36,28 +35,6 @@ export function preparedManagedFields(live: KubeObject, fieldManager: string, re
 }
 
 /**
- * Hands the client-side appliers' fields to `fieldManager` before its server-side apply, and
- * gives up those in `release`. Returns the object as changed, or undefined when there was
- * nothing to do (or it is gone).
- */
-export async function migrateToServerSide(cluster: Cluster, ref: ObjRef, fieldManager: string, o: { release?: readonly FieldPath[]; signal?: AbortSignal } = {}): Promise<KubeObject | undefined> {
-  const signal = o.signal;
-  for (let attempt = 1; ; attempt++) {
-    const live = await cluster.get(ref, signal);
-    if (!live) return undefined;
-    const managedFields = preparedManagedFields(live, fieldManager, o.release ?? [], new Date());
-    if (!managedFields) return undefined;
-    try {
-      return await cluster.patch(ref, migrationPatch(managedFields, live.metadata.resourceVersion), "json", { fieldManager, signal });
-    } catch (err) {
-      // Changed since it was read: read it again and recompute.
-      if (err instanceof ApiError && err.status === 409 && attempt < MAX_TRIES) continue;
-      throw err;
-    }
-  }
-}
-
-/**
  * The live object read whole, with the managedFields the migration (and the release of `release`)
  * would give it (undefined: nothing to change).
  */
@@ -68,13 +45,67 @@ export async function readMigrated(cluster: Cluster, ref: ObjRef, fieldManager: 
 }
 
 /**
- * What a server-side apply would leave once the migration is done, for a preview: the server's
- * dry run of the apply (`applied`) without the fields the package dropped that the migration
- * would make `fieldManager`'s (the dry run cannot see them go, as the migration is not made).
+ * What a server-side apply would leave once the migration is done, for a preview. The server's
+ * dry run of the apply (`applied`) cannot see the fields the migration makes `fieldManager`'s
+ * and the package does not set: the real apply removes them, and the server then fills in again
+ * what it fills in on every write (defaults, a Namespace's name label, its admission webhooks),
+ * so most of them stay. Those removals are computed locally, then the server is asked what it
+ * would store for that object (`dryRunPatch`: a dry-run merge patch of the whole result, sent by
+ * the writer): the apply's own result.
  */
-export async function previewAfterMigration(cluster: Cluster, ref: ObjRef, desired: KubeObject, applied: KubeObject, fieldManager: string, schema: PatchSchema | undefined, signal?: AbortSignal): Promise<KubeObject> {
+export async function previewAfterMigration(
+  cluster: Cluster,
+  ref: ObjRef,
+  desired: KubeObject,
+  applied: KubeObject,
+  fieldManager: string,
+  schema: PatchSchema | undefined,
+  dryRunPatch: (mergePatch: Record<string, unknown>) => Promise<KubeObject>,
+  signal?: AbortSignal,
+): Promise<KubeObject> {
   const migrated = await readMigrated(cluster, ref, fieldManager, [], signal);
   if (!migrated) return applied;
-  const preview = previewServerSideApply(desired, withManagedFields(applied, migrated.metadata.managedFields as ManagedFieldsEntry[]), fieldManager, schema);
-  return { ...preview, metadata: { ...preview.metadata, managedFields: applied.metadata.managedFields } };
+  const removed = previewServerSideApply(desired, withManagedFields(applied, migrated.metadata.managedFields as ManagedFieldsEntry[]), fieldManager, schema);
+  const stored = deepEqualJson(bodyOf(removed) as JsonValue, bodyOf(applied) as JsonValue) ? applied : await dryRunPatch(mergePatchBetween(migrated, removed));
+  return withManagedFields(stored, managedFieldsOf(applied));
+}
+
+/**
+ * The same preview where the server may not be asked (an identity that may only read):
+ * server-side apply computed locally as if no migration were due, then what the client-side
+ * appliers last applied (the last-applied annotation) and the package dropped taken away, as
+ * client-side apply's three-way patch takes it away. Fields the client-side appliers own but
+ * never sent (the server's defaults, set when they wrote) are left in place: the server sets
+ * them again after the real apply removes them. `release`: the fields the package now leaves
+ * to others, given up first; `leftAlone`: every field it leaves to others (never removed).
+ */
+export async function previewMigratedLocally(
+  cluster: Cluster,
+  ref: ObjRef,
+  desired: KubeObject,
+  fieldManager: string,
+  o: { release: readonly FieldPath[]; leftAlone: readonly FieldPath[]; schema: PatchSchema | undefined; signal?: AbortSignal },
+): Promise<KubeObject | undefined> {
+  const live = await cluster.get(ref, o.signal);
+  if (!live) return undefined;
+  const released = o.release.length ? releasedManagedFields(managedFieldsOf(live), fieldManager, o.release) : undefined;
+  const applied = previewServerSideApply(desired, released ? withManagedFields(live, released) : live, fieldManager, o.schema);
+  const lastApplied = migrationDue(live) ? lastAppliedOf(live) : undefined;
+  if (!lastApplied) return applied;
+  const original = o.leftAlone.length ? withoutFields(lastApplied, o.leftAlone) : lastApplied;
+  const patch = o.schema ? createThreeWayStrategicPatch(original, desired, applied, o.schema) : createThreeWayMergePatch(original, desired, applied);
+  return isEmptyPatch(patch) ? applied : ((o.schema ? applyStrategicPatch(applied, patch, o.schema) : applyMergePatch(applied, patch)) as KubeObject);
+}
+
+/** The object without what the server keeps for itself, which a patch neither sends nor compares. */
+function bodyOf(obj: KubeObject): KubeObject {
+  const { managedFields: _m, resourceVersion: _r, generation: _g, uid: _u, creationTimestamp: _c, ...metadata } = obj.metadata;
+  const { status: _s, ...rest } = obj;
+  return { ...rest, metadata };
+}
+
+/** The JSON merge patch (RFC 7386) that turns `from` into `to`: lists are sent whole, removed keys as null. */
+function mergePatchBetween(from: KubeObject, to: KubeObject): Record<string, unknown> {
+  const a = bodyOf(from);
+  return createThreeWayMergePatch(a, bodyOf(to), a);
 }

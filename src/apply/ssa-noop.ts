@@ -48,11 +48,13 @@ export function findItem(list: Json[], key: string): Json | undefined {
   if (key.startsWith("v:")) return list.find((item) => JSON.stringify(item) === JSON.stringify(parsed));
   if (key.startsWith("k:") && isObj(parsed)) {
     const keys = Object.entries(parsed as Record<string, Json>);
-    const exact = list.find((item) => isObj(item) && keys.every(([k, v]) => JSON.stringify(item[k]) === JSON.stringify(v)));
+    // Own fields only: a key the server sent as "constructor" matches no inherited member.
+    const field = (item: Record<string, Json>, k: string) => (Object.hasOwn(item, k) ? item[k] : undefined);
+    const exact = list.find((item) => isObj(item) && keys.every(([k, v]) => JSON.stringify(field(item, k)) === JSON.stringify(v)));
     if (exact !== undefined) return exact;
     // The server keys items by defaulted fields too (`k:{"containerPort":80,"protocol":"TCP"}`)
     // while the configuration may leave them out: a missing key field stands for its default.
-    return list.find((item) => isObj(item) && keys.every(([k, v]) => (k in item ? JSON.stringify(item[k]) === JSON.stringify(v) : true)));
+    return list.find((item) => isObj(item) && keys.every(([k, v]) => (Object.hasOwn(item, k) ? JSON.stringify(item[k]) === JSON.stringify(v) : true)));
   }
   return undefined;
 }

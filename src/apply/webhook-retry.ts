@@ -21,6 +21,8 @@ const MAX_DELAY_MS = 8_000;
 export interface WebhookRetry {
   /** When to give up (ms since epoch). */
   deadline: number;
+  /** How long the retries may last, for the message when they give up: `8s (--reconcile-timeout)`. */
+  limit?: string;
   /** Each refusal, before the wait for the next try; `undefined` once the write is done (or failed for good). */
   report(waiting: WebhookUnavailableError | undefined, retryInMs?: number): void;
   signal?: AbortSignal;
@@ -50,6 +52,20 @@ export async function retryWhileWebhookUnavailable<T>(write: () => Promise<T>, r
   } finally {
     retry.report(undefined);
   }
+}
+
+/** How long refused writes are retried, as the message that gives up says it: `8s (--reconcile-timeout)`, `2m (the limit without --reconcile-timeout)`. */
+export function describeRetryLimit(timeoutMs: number | undefined): string {
+  return timeoutMs === undefined ? `${briefDuration(WEBHOOK_RETRY_WITHOUT_TIMEOUT_MS)} (the limit without --reconcile-timeout)` : `${briefDuration(timeoutMs)} (--reconcile-timeout)`;
+}
+
+/** `500ms`, `8s`, `2m`, `1h30m`: Go's style, as the flag is written. */
+function briefDuration(ms: number): string {
+  if (ms < 1000) return `${Math.round(ms)}ms`;
+  const h = Math.floor(ms / 3_600_000);
+  const m = Math.floor((ms % 3_600_000) / 60_000);
+  const s = Math.round((ms % 60_000) / 1000);
+  return [h ? `${h}h` : "", m ? `${m}m` : "", s ? `${s}s` : ""].join("") || "0s";
 }
 
 /** The one line of what the object waits for: `admission webhook "x" not reachable yet (connection refused)`. */
@@ -85,8 +101,10 @@ export function webhookWaits(o: WebhookWaitsOptions): (ref: ObjRef) => WebhookRe
       elapsedMs: Date.now() - started,
       timeoutMs: deadline - started,
     });
+  const limit = describeRetryLimit(o.timeoutMs);
   return (ref) => ({
     deadline,
+    limit,
     signal: o.signal,
     report: (waiting) => {
       const key = refKey(ref);

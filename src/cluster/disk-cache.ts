@@ -10,7 +10,7 @@
 import { createHash } from "node:crypto";
 import { existsSync } from "node:fs";
 import { join } from "node:path";
-import { noteOnce, privateDirProblem, readEntry, userCacheDir, writeEntry } from "../util/user-cache.js";
+import { noteOnce, privateDir, readEntry, userCacheDir, writeEntry } from "../util/user-cache.js";
 import type { CachedBody } from "./transport.js";
 
 export interface HttpCache {
@@ -32,15 +32,17 @@ export function diskCacheFor(server: string, env: NodeJS.ProcessEnv = process.en
   // host_port as kubectl names its directories, plus a hash of the whole URL (path prefixes differ).
   const dir = join(root, `${url.hostname}_${url.port || (url.protocol === "http:" ? "80" : "443")}-${createHash("sha256").update(server).digest("hex").slice(0, 12)}`);
   // Checked once, when first used: a directory not made yet holds nothing (a miss), and is made, and checked, by the first write.
-  let usable: boolean | undefined;
+  // The directory as the check resolved it (undefined: not usable): never looked up through a link again.
+  let usable: string | undefined | false;
   const check = (create: boolean): boolean => {
-    if (usable !== undefined) return usable;
+    if (usable !== undefined) return usable !== false;
     if (!create && !existsSync(dir)) return false;
-    const problem = privateDirProblem(dir);
-    if (problem) noteOnce(`http ${dir}`, opts.onUnusable && (() => opts.onUnusable!(`not using the discovery cache in ${dir}: ${problem}`)));
-    return (usable = !problem);
+    const checked = privateDir(dir);
+    if ("problem" in checked) noteOnce(`http ${dir}`, opts.onUnusable && (() => opts.onUnusable!(`not using the discovery cache in ${dir}: ${checked.problem}`)));
+    usable = "dir" in checked ? checked.dir : false;
+    return usable !== false;
   };
-  const file = (key: string) => join(dir, `${createHash("sha256").update(key).digest("hex").slice(0, 32)}.json`);
+  const file = (key: string) => join(usable || dir, `${createHash("sha256").update(key).digest("hex").slice(0, 32)}.json`);
   return {
     async read(key) {
       if (!check(false)) return undefined;

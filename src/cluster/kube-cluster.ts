@@ -45,6 +45,8 @@ export class KubeCluster implements Cluster {
   readonly namespaceEnforced: boolean;
   readonly server: string;
   readonly user: string;
+  /** The kubeconfig context it was opened with ("" when the flags alone gave the connection). */
+  readonly context: string;
   readonly transport: Transport;
   private readonly mapper: RestMapper;
   private readonly openapiDocs = new Map<string, Promise<unknown | undefined>>();
@@ -59,6 +61,7 @@ export class KubeCluster implements Cluster {
     this.namespaceEnforced = conn.namespaceEnforced;
     this.server = conn.server;
     this.user = conn.userName;
+    this.context = conn.contextName;
     this.transport = new Transport(conn, opts.maxSockets ?? 64, opts.userAgent ?? "kpt-ts");
     this.cache = opts.httpCache === false ? undefined : diskCacheFor(conn.server, process.env, typeof opts.httpCache === "string" ? opts.httpCache : undefined, opts.onNote ? { onUnusable: opts.onNote } : {});
     this.signal = opts.signal;

@@ -57,6 +57,8 @@ export interface Cluster {
   readonly server: string;
   /** The kubeconfig user of the context (recorded in the change history); may be empty. */
   readonly user?: string;
+  /** The kubeconfig context in use (`in-cluster` in a Pod), for messages that say which cluster was asked. */
+  readonly context?: string;
 
   scopeOf(group: string, kind: string): Promise<Scope | undefined>;
   /** True when the cluster serves this exact apiVersion/kind. */

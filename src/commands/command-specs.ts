@@ -4,6 +4,7 @@
 // `live status`'s by FollowStatusOptions': a command passes them on without copying a field.
 
 import { ENGINE_DEFAULTS, type EngineOptions } from "../engine/options.js";
+import { DEFAULT_MAX_CLUSTERS_AT_ONCE } from "../fleet/options.js";
 import type { FollowStatusOptions } from "../status/follow-status.js";
 import { UsageError } from "../model/errors.js";
 import { KSTATUS_VALUES } from "../model/events.js";
@@ -90,9 +91,18 @@ const concurrency = (what: string) => wholeNumber("--concurrency <n>", `${what} 
 const pollPeriod = () => duration("--poll-period <duration>", "poll period where the cluster refuses watches", `${D.pollPeriodMs / 1000}s`);
 const yes = (): FlagSpec<boolean> => ({ ...bool("yes", "do not ask before pruning or deleting (the question comes only in a terminal)"), flags: "-y, --yes" });
 const healthRules = () => completing("file", repeated("--health-rules <file>", "health rules for custom kinds (a HealthRules YAML file, see docs/health-rules.md); may be repeated; they win over the package's"));
-const rgFile = () => completing("file", optionalText("--rg-file <file>", "the file holding the ResourceGroup, when the package or stream has none (kpt#4580): kustomize build | kpt-ts live apply - --rg-file inventory.yaml"));
+/** `command`: the command whose help shows it, named in its example. */
+const rgFile = (command: "apply" | "destroy" | "status") =>
+  completing("file", optionalText("--rg-file <file>", `the file holding the ResourceGroup, when the package or stream has none (kpt#4580): kustomize build | kpt-ts live ${command} - --rg-file inventory.yaml`));
 const local = () => bool("local", "preview without the server's dry runs: computed locally, as a read-only identity's preview is (no webhooks, no defaulting)");
 const fieldManager = () => text("--field-manager <name>", "field manager for server-side apply", D.fieldManager);
+// Many clusters in one run (docs/fleet.md).
+const contexts = () =>
+  completing("context", list("--contexts <list>", "run on each of these kubeconfig contexts, each with its own inventory: comma-separated names or globs ('prod-*'); lines and JSON events name their cluster, a table sums up each (docs/fleet.md)"));
+const maxClustersAtOnce = () => wholeNumber("--max-clusters-at-once <n>", `with --contexts: clusters run at once at most (default ${DEFAULT_MAX_CLUSTERS_AT_ONCE})`, 1);
+const rollout = () =>
+  optionalText("--rollout <waves>", "run the clusters in waves: ';' between waves, ',' within one, names or globs ('canary-*;*'); a wave starts only when every cluster of the one before succeeded (applied and reconciled)");
+const allowAnyCluster = () => bool("allow-any-cluster", "deploy even to a cluster the package's kpt-ts.dev/clusters annotation does not pin (docs/fleet.md)");
 
 export const initFlags = {
   name: optionalText("--name <name>", "inventory object name (default: inventory-<8 random digits>)"),
@@ -102,17 +112,21 @@ export const initFlags = {
   rgFile: completing("file", text("--rg-file <file>", "file name of the ResourceGroup", "resourcegroup.yaml")),
 };
 
+/** The flags of a run on many clusters, none an engine option. */
+type FleetFlag = "contexts" | "rollout" | "maxClustersAtOnce" | "allowAnyCluster";
+
 /** Flags keyed by the engine option they set (checked against EngineOptions), and the command's own, named. */
 type CommandFlags<Own extends string> = Omit<EngineFlags, Own> & Record<Own, FlagSpec<unknown>>;
 
 export const applyFlags = {
-  rgFile: rgFile(),
+  rgFile: rgFile("apply"),
   dryRun: bool("dry-run", "show what would change without changing anything (client-side; server-side with --server-side)"),
   serverSide: bool("server-side", "use server-side apply", D.serverSide),
   fieldManager: fieldManager(),
   forceConflicts: bool("force-conflicts", "server-side apply: take over fields other managers own", D.forceConflicts),
   reconcileTimeoutMs: duration("--reconcile-timeout <duration>", "how long to wait for each wave to reconcile (e.g. 2m); 0 waits as long as it takes"),
   wait: bool("wait", "wait for each wave to reconcile and for pruned objects to be gone; --wait=false returns right after the writes and prunes (kpt#4599)", D.wait),
+  waitForJobs: bool("wait-for-jobs", "wait for every Job to complete (not only to start) and fail when one fails, as kpt-ts.dev/wait: complete does for one (docs/lifecycle.md)", D.waitForJobs),
   pruneTimeoutMs: duration("--prune-timeout <duration>", "how long to wait for pruned objects to be gone; 0 waits as long as it takes"),
   prunePropagationPolicy: propagation("prune-propagation-policy", "Background, Foreground or Orphan", "prune"),
   inventoryPolicy: inventoryPolicy("strict: touch only objects this inventory owns; adopt: also take unowned ones"),
@@ -126,10 +140,14 @@ export const applyFlags = {
   healthRules: healthRules(),
   historyLimit: historyLimit(),
   yes: yes(),
-} satisfies CommandFlags<"rgFile" | "dryRun" | "output" | "local" | "showStatusEvents" | "healthRules" | "yes">;
+  contexts: contexts(),
+  rollout: rollout(),
+  maxClustersAtOnce: maxClustersAtOnce(),
+  allowAnyCluster: allowAnyCluster(),
+} satisfies CommandFlags<"rgFile" | "dryRun" | "output" | "local" | "showStatusEvents" | "healthRules" | "yes" | FleetFlag>;
 
 export const destroyFlags = {
-  rgFile: rgFile(),
+  rgFile: rgFile("destroy"),
   dryRun: bool("dry-run", "show what would be deleted without deleting anything"),
   inventoryPolicy: inventoryPolicy("strict or adopt"),
   output: runOutput(),
@@ -142,7 +160,11 @@ export const destroyFlags = {
   healthRules: healthRules(),
   historyLimit: historyLimit(),
   yes: yes(),
-} satisfies CommandFlags<"rgFile" | "dryRun" | "output" | "showStatusEvents" | "healthRules" | "yes">;
+  contexts: contexts(),
+  rollout: rollout(),
+  maxClustersAtOnce: maxClustersAtOnce(),
+  allowAnyCluster: allowAnyCluster(),
+} satisfies CommandFlags<"rgFile" | "dryRun" | "output" | "showStatusEvents" | "healthRules" | "yes" | FleetFlag>;
 
 /** `live diff`: the options of the apply it previews. */
 export const diffFlags = {
@@ -153,11 +175,13 @@ export const diffFlags = {
   output: output(["text", "json", "markdown"] as const, "text"),
   local: local(),
   concurrency: concurrency("dry runs at once"),
-} satisfies CommandFlags<"output" | "local">;
+  contexts: contexts(),
+  maxClustersAtOnce: maxClustersAtOnce(),
+} satisfies CommandFlags<"output" | "local" | "contexts" | "maxClustersAtOnce">;
 
 /** `live status`: followStatus' options (keyed as FollowStatusOptions) and its own. */
 export const statusFlags = {
-  rgFile: rgFile(),
+  rgFile: rgFile("status"),
   pollPeriodMs: pollPeriod(),
   pollUntil: oneOf("--poll-until <when>", "known, current, deleted or forever", ["known", "current", "deleted", "forever"] as const, "known", "pollUntil must be one of known,current,deleted,forever"),
   timeoutMs: duration("--timeout <duration>", "stop after this long (exit 0)"),
@@ -173,7 +197,9 @@ export const statusFlags = {
   statuses: list("--statuses <list>", "only show objects with these statuses (comma-separated, any case)", KSTATUS_VALUES),
   namespaces: completing("namespace", list("--namespaces <list>", "only show objects in these namespaces (comma-separated; an empty name, as in \",app\", selects cluster-scoped objects)")),
   healthRules: healthRules(),
-} satisfies { [K in keyof FollowStatusOptions]?: FlagSpec<FollowStatusOptions[K]> } & Record<"rgFile" | "output" | "invType" | "invNames" | "statuses" | "namespaces" | "healthRules", FlagSpec<unknown>>;
+  contexts: contexts(),
+  maxClustersAtOnce: maxClustersAtOnce(),
+} satisfies { [K in keyof FollowStatusOptions]?: FlagSpec<FollowStatusOptions[K]> } & Record<"rgFile" | "output" | "invType" | "invNames" | "statuses" | "namespaces" | "healthRules" | "contexts" | "maxClustersAtOnce", FlagSpec<unknown>>;
 
 export const migrateFlags = {
   dryRun: bool("dry-run", "do not actually migrate, but show steps"),
@@ -194,6 +220,7 @@ export const commandExamples: Record<string, [string, string][]> = {
     ["wait up to 15 minutes for everything to reconcile", "kpt-ts live apply --reconcile-timeout=15m my-dir"],
     ["write and prune, then return without waiting", "kpt-ts live apply --wait=false my-dir"],
     ["apply a rendered stream, the inventory kept in a file", "kustomize build overlays/prod | kpt-ts live apply - --rg-file inventory.yaml"],
+    ["apply to every prod-* context, the canaries first, then the rest", "kpt-ts live apply --contexts 'prod-*' --rollout 'prod-canary-*;*' my-dir"],
   ],
   "live destroy": [["delete everything the package's inventory lists", "kpt-ts live destroy my-dir"], ["the same for a stream", "kustomize build . | kpt-ts live destroy - --rg-file inventory.yaml"]],
   "live status": [
@@ -202,7 +229,11 @@ export const commandExamples: Record<string, [string, string][]> = {
     ["every package's objects in the cluster, grouped by inventory (no package directory)", "kpt-ts live status --inv-type remote"],
     ["two inventories' objects in two namespaces, only those not yet Current", "kpt-ts live status --inv-type remote --inv-names inv1,inv2 --namespaces ns1,ns2 --statuses InProgress,Failed"],
   ],
-  "live diff": [["what the next apply would change", "kpt-ts live diff my-dir"], ["as JSON, for a pipeline gate", "kpt-ts live diff --output json my-dir"]],
+  "live diff": [
+    ["what the next apply would change", "kpt-ts live diff my-dir"],
+    ["as JSON, for a pipeline gate", "kpt-ts live diff --output json my-dir"],
+    ["on two clusters, as Markdown for a pull request", "kpt-ts live diff --contexts prod-eu,prod-us --output markdown my-dir"],
+  ],
   "live history": [["the package's changes, newest first", "kpt-ts live history my-dir"]],
   "live list": [["every inventory in the cluster", "kpt-ts live list"], ["those in one namespace, as JSON", "kpt-ts live list -n app --output json"]],
   "live migrate": [["move the Kptfile's or a ConfigMap's inventory to resourcegroup.yaml", "kpt-ts live migrate my-dir"], ["show the steps without changing anything", "kpt-ts live migrate --dry-run my-dir"]],

@@ -1,20 +1,12 @@
 // Go-style durations as kpt takes them: "90s", "2m", "1h30m", "500ms", "0" (= no limit).
 
-const UNIT_MS: Record<string, number> = { ns: 1e-6, us: 1e-3, "µs": 1e-3, ms: 1, s: 1000, m: 60_000, h: 3_600_000 };
+import { goDurationMs } from "../object/go-duration.js";
 
 /** Milliseconds, or undefined for "0"; throws a message naming the value when it is not a duration. */
 export function parseDuration(value: string, flag: string): number | undefined {
-  const v = value.trim();
-  if (v === "0" || v === "") return undefined;
-  const re = /(\d+(?:\.\d+)?)(ns|us|µs|ms|s|m|h)/gy;
-  let total = 0;
-  let matched = 0;
-  for (let m = re.exec(v); m; m = re.exec(v)) {
-    total += Number(m[1]) * UNIT_MS[m[2]!]!;
-    matched = re.lastIndex;
-  }
-  if (matched !== v.length || matched === 0) throw new Error(`invalid duration ${JSON.stringify(value)} for ${flag}: use a number with a unit, like 30s, 2m or 1h30m`);
-  return total === 0 ? undefined : total;
+  const ms = goDurationMs(value);
+  if (ms === undefined) throw new Error(`invalid duration ${JSON.stringify(value)} for ${flag}: use a number with a unit, like 30s, 2m or 1h30m`);
+  return ms === 0 ? undefined : ms;
 }
 
 export function formatDuration(ms: number): string {

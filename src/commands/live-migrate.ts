@@ -4,6 +4,7 @@
 
 import { rm, writeFile } from "node:fs/promises";
 import { join } from "node:path";
+import { Writer } from "../apply/writer.js";
 import { UsageError } from "../model/errors.js";
 import { installResourceGroupCrd, resourceGroupCrdInstalled } from "../inventory/cluster-inventory.js";
 import { planMigrate } from "../inventory/migrate.js";
@@ -49,7 +50,7 @@ export async function liveMigrate(pkgPath: string, f: FlagValues<typeof migrateF
       if (cm) {
         // Only once the ResourceGroup lists every object: no moment without an inventory.
         steps.step("deleting old ConfigMap inventory object");
-        if (!f.dryRun) await cluster.delete({ group: "", kind: "ConfigMap", namespace: plan.configMap.namespace, name: cm.object.metadata.name! }, { uid: cm.object.metadata.uid });
+        if (!f.dryRun) await new Writer(cluster, 1).delete({ group: "", kind: "ConfigMap", namespace: plan.configMap.namespace, name: cm.object.metadata.name! }, { uid: cm.object.metadata.uid });
         steps.done();
       }
       steps.step(`deleting inventory template file: ${join(pkgPath, plan.template.path)}`, false);

@@ -1,22 +1,35 @@
 // `kpt-ts live status [PKG_PATH | -]`, and `live status --inv-type remote` (no package: every
-// inventory in the cluster, as kpt).
+// inventory in the cluster, as kpt). With --contexts, on each of several clusters: every line
+// names its cluster, and a table sums each cluster's statuses up (the fleet view).
 
+import type { Cluster } from "../cluster/types.js";
 import { unavailableApiWarnings } from "../cluster/unavailable-apis.js";
-import { inventoryObjects, listResourceGroups } from "../inventory/cluster-inventory.js";
+import { clusterExitCode, worstExitCode } from "../fleet/exit-codes.js";
+import { DEFAULT_MAX_CLUSTERS_AT_ONCE } from "../fleet/options.js";
+import { runWaves } from "../fleet/run-waves.js";
+import { listResourceGroups, readInventoryForStatus } from "../inventory/cluster-inventory.js";
 import { listedInventories, selectForStatus, type InventoryMember } from "../inventory/status-selection.js";
-import { UsageError } from "../model/errors.js";
+import { FleetError, UsageError } from "../model/errors.js";
+import type { KStatus } from "../model/events.js";
+import type { Package } from "../model/kube-object.js";
 import { refKey } from "../model/ref.js";
+import { absentInventoryLine } from "../print/absent-inventory.js";
+import { clusterStream } from "../print/cluster-lines.js";
+import { printFleetStatus, type ClusterStatus } from "../print/fleet-status-printer.js";
 import { printLiveStatus } from "../print/status-printer.js";
 import { warningLine } from "../print/terminal-text.js";
 import { followStatus } from "../status/follow-status.js";
+import type { ComputeStatusOptions } from "../status/types.js";
 import type { FlagValues } from "./flag-spec.js";
 import type { GlobalFlags, statusFlags } from "./command-specs.js";
 import { colorFor, readCommandPackage, statusOptionsFor, type CommandIO } from "./io.js";
+import { isFleetRun, planFleetRun } from "./live-fleet.js";
 import { openClusterEarly } from "./open-cluster.js";
 
-export async function liveStatus(pkgPath: string, f: FlagValues<typeof statusFlags>, g: GlobalFlags, io: CommandIO): Promise<void> {
-  // Everything but followStatus' own options (keyed the same).
-  const { rgFile, output, invType, invNames, statuses: shown, namespaces, healthRules, ...follow } = f;
+type StatusFlags = FlagValues<typeof statusFlags>;
+
+export async function liveStatus(pkgPath: string, f: StatusFlags, g: GlobalFlags, io: CommandIO): Promise<void> {
+  const { rgFile, invType, invNames, healthRules, contexts, maxClustersAtOnce } = f;
   const remote = invType === "remote";
   // kpt's checks and messages.
   if (!remote && invNames?.length) throw new UsageError("inv-names flag should only be used when inv-type is set to remote");
@@ -24,35 +37,93 @@ export async function liveStatus(pkgPath: string, f: FlagValues<typeof statusFla
     const unread = pkgPath !== "." ? `the package "${pkgPath}"` : `--rg-file "${rgFile}"`;
     io.stderr.write(warningLine(`--inv-type remote shows every inventory in the cluster; ${unread} is not read (choose inventories with --inv-names)`));
   }
+  if (isFleetRun({ contexts, maxClustersAtOnce })) {
+    const planned = planFleetRun({ contexts }, g, io, undefined);
+    // Remote: the --health-rules files' rules only; there is no package to read.
+    const pkg = remote ? undefined : await readCommandPackage(pkgPath, io, rgFile);
+    const statusOptions = await statusOptionsFor(pkg ?? {}, healthRules);
+    const outcomes = await runWaves(
+      planned.waves,
+      async (name) => {
+        const target = planned.targets.get(name)!;
+        const cluster = target.connect();
+        const out = { stdout: clusterStream(name, f.output === "json" ? "json" : "prefix", (t) => io.stdout.write(t)), stderr: clusterStream(name, "prefix", (t) => io.stderr.write(t)) };
+        const statuses = new Map<string, KStatus>();
+        try {
+          await showStatus(cluster, pkg, f, statusOptions, { ...io, ...out, tty: false, color: colorFor(io, g), onStatus: (key, s) => statuses.set(key, s) });
+          return statuses;
+        } finally {
+          await Promise.all([out.stdout, out.stderr].map((s) => new Promise((resolve) => s.end(resolve))));
+          if (target.owned) cluster.close();
+        }
+      },
+      { maxAtOnce: maxClustersAtOnce ?? DEFAULT_MAX_CLUSTERS_AT_ONCE, signal: io.signal, succeeded: () => true },
+    );
+    const results: ClusterStatus[] = outcomes.map((o) =>
+      o.status === "done"
+        ? { cluster: o.cluster, statuses: [...o.value.values()], exitCode: 0 }
+        : { cluster: o.cluster, exitCode: o.status === "error" ? clusterExitCode({ error: o.error, interrupted: io.signal.aborted }) : 130, message: o.status === "error" ? String((o.error as Error)?.message ?? o.error) : o.because },
+    );
+    printFleetStatus(results, { output: f.output, stdout: io.stdout, color: colorFor(io, g) });
+    const code = worstExitCode(results.map((r) => r.exitCode));
+    if (code !== 0) throw new FleetError(`live status did not succeed on ${results.filter((r) => r.exitCode !== 0).map((r) => r.cluster).join(", ")}`, code);
+    return;
+  }
   const early = openClusterEarly(g, { io });
   try {
     // Remote: the --health-rules files' rules only; there is no package to read.
     const pkg = remote ? undefined : await readCommandPackage(pkgPath, io, rgFile);
     const statusOptions = await statusOptionsFor(pkg ?? {}, healthRules);
-    const cluster = early.use();
-    const selection = { inventoryNames: invNames, namespaces };
-    // As kpt: every namespace's ResourceGroups, whatever -n says (--namespaces selects objects);
-    // without their CRD, kpt's error (exit 1), as for one package's inventory.
-    const objects: InventoryMember[] = pkg
-      ? selectForStatus([{ ...pkg.inventory, refs: await inventoryObjects(cluster, pkg.inventory, io.signal) }], selection)
-      : selectForStatus(listedInventories(await listResourceGroups(cluster, { signal: io.signal, crdRequired: true })), selection);
-    if (objects.length === 0) {
-      io.stdout.write("no resources found in the inventory\n");
-      return;
-    }
-    for (const w of await unavailableApiWarnings(cluster, io.signal)) io.stderr.write(warningLine(w));
-    const refs = [...new Map(objects.map((o) => [refKey(o.ref), o.ref])).values()];
-    const events = followStatus(cluster, refs, { ...follow, signal: io.signal, statusOptions });
-    await printLiveStatus(events, {
-      output,
-      stdout: io.stdout,
-      color: colorFor(io, g),
-      tty: Boolean(io.stdout.isTTY),
-      objects,
-      ...(shown?.length ? { statuses: new Set(shown.map((s) => s.toLowerCase())) } : {}),
-      inventoryInLines: remote,
-    });
+    await showStatus(early.use(), pkg, f, statusOptions, { ...io, tty: Boolean(io.stdout.isTTY), color: colorFor(io, g) });
   } finally {
     early.close();
+  }
+}
+
+interface StatusOut {
+  stdout: NodeJS.WritableStream;
+  stderr: NodeJS.WritableStream;
+  signal: AbortSignal;
+  tty: boolean;
+  color: boolean;
+  /** Told each object's status as it changes (the fleet's summary counts the last). */
+  onStatus?: (key: string, status: KStatus) => void;
+}
+
+/** One cluster's status: the inventory's objects (or every inventory's, remote), followed and printed. */
+async function showStatus(cluster: Cluster, pkg: Package | undefined, f: StatusFlags, statusOptions: Omit<ComputeStatusOptions, "now">, io: StatusOut): Promise<void> {
+  const { output, invType, invNames, statuses: shown, namespaces, rgFile: _rgFile, healthRules: _hr, contexts: _c, maxClustersAtOnce: _m, ...follow } = f;
+  const remote = invType === "remote";
+  const selection = { inventoryNames: invNames, namespaces };
+  // As kpt: every namespace's ResourceGroups, whatever -n says (--namespaces selects objects);
+  // without their CRD, kpt's error (exit 1), as for one package's inventory.
+  const stored = pkg ? await readInventoryForStatus(cluster, pkg.inventory, io.signal) : undefined;
+  const objects: InventoryMember[] = pkg
+    ? selectForStatus([{ ...pkg.inventory, refs: stored!.refs }], selection)
+    : selectForStatus(listedInventories(await listResourceGroups(cluster, { signal: io.signal, crdRequired: true })), selection);
+  if (objects.length === 0) {
+    io.stdout.write("no resources found in the inventory\n");
+    // kpt's line alone reads the same for an empty package and a wrong context: say which.
+    if (pkg && !stored?.object) io.stderr.write(absentInventoryLine("status", pkg.inventory, { ...(cluster.context ? { context: cluster.context } : {}), server: cluster.server }));
+    return;
+  }
+  for (const w of await unavailableApiWarnings(cluster, io.signal)) io.stderr.write(warningLine(w));
+  const refs = [...new Map(objects.map((o) => [refKey(o.ref), o.ref])).values()];
+  const events = followStatus(cluster, refs, { ...follow, signal: io.signal, statusOptions });
+  await printLiveStatus(io.onStatus ? tapStatuses(events, io.onStatus) : events, {
+    output,
+    stdout: io.stdout,
+    color: io.color,
+    tty: io.tty,
+    objects,
+    ...(shown?.length ? { statuses: new Set(shown.map((s) => s.toLowerCase())) } : {}),
+    inventoryInLines: remote,
+  });
+}
+
+async function* tapStatuses<E extends { ref: Parameters<typeof refKey>[0]; status: KStatus }>(events: AsyncIterable<E>, on: (key: string, s: KStatus) => void): AsyncIterable<E> {
+  for await (const e of events) {
+    on(refKey(e.ref), e.status);
+    yield e;
   }
 }

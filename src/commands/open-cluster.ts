@@ -1,6 +1,6 @@
 // The cluster a command talks to, from the global flags (kubectl's connection flags).
 
-import { KubeCluster } from "../cluster/kube-cluster.js";
+import { KubeCluster, type KubeClusterOptions } from "../cluster/kube-cluster.js";
 import { ENGINE_DEFAULTS } from "../engine/options.js";
 import type { KubeconfigOptions } from "../cluster/kubeconfig.js";
 import { escapingStream, noteLine } from "../print/terminal-text.js";
@@ -38,15 +38,20 @@ export function connectionOptions(g: GlobalFlags): KubeconfigOptions {
  * discovery cache may not be used.
  */
 export function openCluster(g: GlobalFlags, opts: { maxSockets?: number; io?: CommandIO } = {}): KubeCluster {
+  return new KubeCluster(clusterOptions(g, opts));
+}
+
+/** Everything openCluster gives KubeCluster: the connection flags and what the process adds. */
+export function clusterOptions(g: GlobalFlags, opts: { maxSockets?: number; io?: CommandIO } = {}): KubeClusterOptions {
   const io = opts.io;
-  return new KubeCluster({
+  return {
     ...connectionOptions(g),
     maxSockets: opts.maxSockets,
     userAgent: "kpt-ts",
     ...(g.cacheDir ? { httpCache: g.cacheDir } : {}),
     ...(io ? { signal: io.signal, pluginStderr: escapingStream(io.stderr) } : {}),
     ...(io && g.v ? { onNote: (m: string) => void io.stderr.write(noteLine(m)) } : {}),
-  });
+  };
 }
 
 /** Connections an engine run uses: its writes at once (--concurrency), and its watches besides. */

@@ -16,6 +16,8 @@ export interface ShowRunOptions {
   showStatusEvents: boolean;
   globals: GlobalFlags;
   io: CommandIO;
+  /** The cluster asked, for the line that says the inventory is not there. */
+  cluster?: { context?: string; server: string };
 }
 
 export async function showRun(events: AsyncIterable<EngineEvent>, o: ShowRunOptions): Promise<void> {
@@ -28,6 +30,7 @@ export async function showRun(events: AsyncIterable<EngineEvent>, o: ShowRunOpti
     color: colorFor(io, o.globals),
     tty: Boolean(io.stdout.isTTY),
     showStatusEvents: o.showStatusEvents,
+    ...(o.cluster ? { cluster: { ...(o.cluster.context ? { context: o.cluster.context } : {}), server: o.cluster.server } } : {}),
     ...(io.env.GITHUB_ACTIONS === "true" ? { githubActions: { cwd: process.cwd() } } : {}),
     ...(progress ? { progress: { columns: io.stderr.columns ?? 80, rows: io.stderr.rows ?? 24, signal: io.signal } } : {}),
   });

@@ -8,10 +8,23 @@ import type { ApplyOperation, EngineEvent } from "../model/events.js";
 import type { KubeObject, SourcePos } from "../model/kube-object.js";
 import type { PlannedApply, PlannedDelete, PlannedOperation, RunPlan } from "../model/plan.js";
 import { compareRefs, refKey, type ObjRef } from "../model/ref.js";
+import { UPDATE_STRATEGY_ANNOTATION, type HookPhase } from "../model/lifecycle-keys.js";
 import { maskSecretPair } from "./mask-secrets.js";
 import { jsonEqual, normalizeForDiff } from "./normalize.js";
 
-export type ChangeOperation = "create" | "update" | "delete" | "noop";
+/** `replace`: deleted, then created again (an immutable field changed, docs/lifecycle.md). */
+export type ChangeOperation = "create" | "update" | "replace" | "delete" | "noop";
+
+/** A hook the apply would run (docs/lifecycle.md), in its place among the steps: its phase and wave. */
+export interface HookChange {
+  phase: HookPhase;
+  wave: number;
+  ref: ObjRef;
+  /** `recreate`: the hook object an earlier run left is deleted first. */
+  operation: "create" | "recreate";
+  /** The server refused its dry run, or it may not be created: the run would fail there. */
+  error?: string;
+}
 
 export interface Change {
   ref: ObjRef;
@@ -34,6 +47,8 @@ export interface ChangeSet {
   changes: Change[];
   /** The run's order: apply waves, then delete waves (from the plan), when known. */
   waves?: { apply: ObjRef[][]; delete: ObjRef[][] };
+  /** The hooks the run would run, in order (pre-apply before the first apply wave, post-apply after the last prune wave); absent: none. */
+  hooks?: HookChange[];
   /** Set when some objects were previewed locally, not by the server: the one line saying so, why, and what it cannot see. */
   local?: string;
 }
@@ -42,6 +57,11 @@ export interface ChangeSet {
 const BOOKKEEPING_ONLY = "only what a diff leaves out changes (the last-applied-configuration annotation, or the fields server-side apply records as owned)";
 
 const PLANNED: Record<PlannedOperation, ChangeOperation> = { create: "create", update: "update", unchanged: "noop" };
+
+/** Why an object is replaced, as the preview says it. */
+function replaceNote(why: string): string {
+  return `${why}: deleted, then created again (${UPDATE_STRATEGY_ANNOTATION}: replace-on-immutable)`;
+}
 const DONE: Record<ApplyOperation, ChangeOperation> = { created: "create", configured: "update", unchanged: "noop" };
 
 /** What the plan alone says of each object: its operation, or why the run leaves it alone. In kapp's order. */
@@ -49,6 +69,7 @@ export function planChanges(plan: RunPlan): Change[] {
   const applies =
     plan.command === "apply"
       ? plan.applies.map((p): Change => {
+          if (p.replace && !p.skip) return { ref: p.ref, operation: "replace", note: replaceNote(p.replace) };
           const note = planNote(p);
           return { ref: p.ref, operation: PLANNED[p.operation], ...(p.skip ? { skip: p.skip } : {}), ...(note ? { note } : {}) };
         })
@@ -64,6 +85,8 @@ export function planNote(p: PlannedApply): string | undefined {
   if (la?.createOnly) notes.push("create-only: it exists, so it is left as it is");
   if (la?.fields?.length) notes.push(`${la.fields.join(", ")} left to other managers${p.live ? "" : " once it exists"}`);
   if (la?.release?.length) notes.push(`server-side apply's field manager gives up ${la.release.join(", ")} (the values stay)`);
+  if (p.method === "server-side" && p.migrate) notes.push("applied client-side before: its fields are handed to server-side apply's field manager first");
+  if (p.lastAppliedUnreadable) notes.push(`its last-applied-configuration annotation ${p.lastAppliedUnreadable}: read as missing, so nothing the package no longer sets is removed`);
   return notes.length ? notes.join("; ") : undefined;
 }
 
@@ -90,7 +113,13 @@ export function changeSetOf(events: Iterable<EngineEvent>, o: { local?: string }
         changes,
         waves: { apply: plan.command === "apply" ? plan.applyWaves : [], delete: plan.deleteWaves },
         ...(o.local ? { local: o.local } : {}),
+        ...(plan.hooks?.length ? { hooks: plan.hooks.map((h): HookChange => ({ phase: h.phase, wave: h.wave, ref: h.ref, operation: h.live ? "recreate" : "create", ...(h.refusal ? { error: h.refusal } : {}) })) } : {}),
       };
+      continue;
+    }
+    if (cs && e.type === "hook") {
+      const h = cs.hooks?.find((x) => x.phase === e.phase && refKey(x.ref) === refKey(e.ref));
+      if (h && e.status === "Failed") h.error ??= e.message ?? "the server refused the dry run";
       continue;
     }
     if (!cs || !("ref" in e)) continue;
@@ -100,6 +129,7 @@ export function changeSetOf(events: Iterable<EngineEvent>, o: { local?: string }
       if (e.local) cs.local ??= e.local;
       if (e.status === "Failed") Object.assign(c, { error: e.error ?? "the server refused the dry run" }, e.source ? { source: e.source } : {}, masked(e.before, undefined));
       else if (e.status === "Skipped") Object.assign(c, e.error ? { skip: e.error } : {});
+      else if (c.operation === "replace") Object.assign(c, masked(e.before, e.after ?? e.before));
       else {
         Object.assign(c, e.operation ? { operation: DONE[e.operation] } : {}, e.note ? { note: c.note ? `${c.note}; ${e.note}` : e.note } : {}, masked(e.before, e.after ?? e.before));
         if (c.operation === "update" && !e.note && jsonEqual(c.before, c.after)) c.note = c.note ? `${c.note}; ${BOOKKEEPING_ONLY}` : BOOKKEEPING_ONLY;
@@ -143,6 +173,10 @@ export interface ChangeSummary {
   noop: number;
   skipped: number;
   errors: number;
+  /** Objects deleted and created again; absent when none. */
+  replace?: number;
+  /** Hooks the run would run; absent when none (a hook that would fail counts in `errors`). */
+  hooks?: number;
 }
 
 export function summarizeChanges(cs: ChangeSet): ChangeSummary {
@@ -150,8 +184,11 @@ export function summarizeChanges(cs: ChangeSet): ChangeSummary {
   for (const c of cs.changes) {
     if (c.error) s.errors++;
     else if (c.skip && c.operation !== "noop") s.skipped++;
+    else if (c.operation === "replace") s.replace = (s.replace ?? 0) + 1;
     else s[c.operation]++;
   }
+  if (cs.hooks?.length) s.hooks = cs.hooks.length;
+  s.errors += cs.hooks?.filter((h) => h.error).length ?? 0;
   return s;
 }
 
@@ -159,6 +196,6 @@ export function summarizeChanges(cs: ChangeSet): ChangeSummary {
 export const DIFF_EXIT = { same: 0, changed: 1, trouble: 2 } as const;
 
 export function diffExitCode(cs: ChangeSet): 0 | 1 | 2 {
-  if (cs.changes.some((c) => c.error)) return DIFF_EXIT.trouble;
+  if (cs.changes.some((c) => c.error) || cs.hooks?.some((h) => h.error)) return DIFF_EXIT.trouble;
   return cs.changes.some(isEffective) ? DIFF_EXIT.changed : DIFF_EXIT.same;
 }

@@ -7,9 +7,14 @@ import { yamlLib } from "../object/yaml-lib.js";
 import type { Change } from "./change-set.js";
 import { diffLines, formatHunks, unifiedHunks } from "./line-diff.js";
 
+/**
+ * The object as YAML lines. Strings YAML 1.1 would read as something else (`yes`, `on`, `n`,
+ * `2026-01-01`, `1_000`) are quoted: kubectl and the API server read manifests as YAML 1.1, so a
+ * line pasted from a diff into a package must keep its type.
+ */
 export function objectYamlLines(obj: KubeObject | undefined): string[] {
   if (!obj) return [];
-  return yamlLib().stringify(obj, { lineWidth: 0 }).replace(/\n$/, "").split("\n");
+  return yamlLib().stringify(obj, { lineWidth: 0, version: "1.1" }).replace(/\n$/, "").split("\n");
 }
 
 /** `wp/deployment.apps/wordpress`, `namespace/wp`: the object's path in diff headers. */

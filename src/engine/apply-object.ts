@@ -13,12 +13,18 @@ import type { LiveCache } from "../status/live-cache.js";
 import type { PatchSchema } from "../apply/csa/patch-schema.js";
 import { previewPlannedWrite, previewServerSide } from "../apply/local-preview.js";
 import { IGNORE_FIELDS_ANNOTATION, parseFieldPaths, withFieldsOf, type FieldPath } from "../apply/left-alone.js";
-import { migrateToServerSide, migrationDue, previewAfterMigration, readMigrated } from "../apply/ssa-migration.js";
-import { retryWhileWebhookUnavailable, WEBHOOK_RETRY_WITHOUT_TIMEOUT_MS, type WebhookRetry } from "../apply/webhook-retry.js";
+import { previewAfterMigration, previewMigratedLocally } from "../apply/ssa-migration.js";
+import { storedForm } from "../apply/csa/stored-form.js";
+import { describeRetryLimit, type WebhookRetry } from "../apply/webhook-retry.js";
+import type { Writer } from "../apply/writer.js";
+import { immutableRefusal, replaceAdvice } from "../apply/immutable-fields.js";
+import { UPDATE_STRATEGY_ANNOTATION } from "../model/lifecycle-keys.js";
 import { needsMergeSchema, planStillHolds, replanObject, sameStoredObject, type ObjectPlanOptions } from "../plan/plan-object.js";
 
 export interface ApplyObjectContext extends ObjectPlanOptions {
+  /** Reads; the writes go through `writer`. */
   cluster: Cluster;
+  writer: Writer;
   cache: LiveCache;
   forceConflicts: boolean;
   dryRun: DryRunStrategy;
@@ -58,7 +64,7 @@ function outcomeUnknown(err: unknown): boolean {
   return !(err instanceof ApiError) || err.status >= 500 || err.attempts > 1;
 }
 
-function describeApiError(err: unknown, verb: string, serverSide: boolean, source?: SourcePos): string {
+function describeApiError(err: unknown, verb: string, serverSide: boolean, source?: SourcePos, retry?: WebhookRetry, replaceOnImmutable = false): string {
   // kpt names the file relative to the package (its path annotation), wherever the package is.
   const file = source?.pkgFile ?? source?.file;
   const where = file ? ` "${file}"` : "";
@@ -68,11 +74,17 @@ function describeApiError(err: unknown, verb: string, serverSide: boolean, sourc
     }
     // The cache saw it a moment ago: someone deleted it while this run was applying it.
     if (err.status === 404 && verb === "patching" && !(err instanceof NotServedError)) return `error when ${verb}${where}: ${err.message} (it was deleted meanwhile, perhaps by another run of this package: apply again)`;
+    // An immutable field: the server's words are long (it dumps the whole value); name the field and the way out.
+    const immutable = immutableRefusal(err);
+    if (immutable) {
+      const advice = replaceOnImmutable ? `${immutable}, which the plan's dry run did not foresee: apply again to replace it` : replaceAdvice(immutable);
+      return `error when ${verb}${where}: ${err.reason}: ${advice}`;
+    }
     // The server's words (kpt prints them too), and for a 403 which permission to ask for.
     const advice =
       forbiddenAdvice(err) ??
       (err instanceof WebhookUnavailableError
-        ? `admission webhook "${err.webhook}" was still not reachable (${err.why}) after retrying until the wave's reconcile timeout (${WEBHOOK_RETRY_WITHOUT_TIMEOUT_MS / 60_000}m without --reconcile-timeout): check the webhook's Service and Pods, or raise --reconcile-timeout`
+        ? `admission webhook "${err.webhook}" was still not reachable (${err.why}) after retrying for ${retry?.limit ?? describeRetryLimit(undefined)}: check the webhook's Service and Pods, or raise --reconcile-timeout`
         : undefined) ??
       (err.status === 422 && err.causes.some((c) => c.reason === "FieldValueTooLong" && c.field === "metadata.annotations") && !serverSide
         ? "client-side apply keeps a copy of the object in its last-applied-configuration annotation, which the server limits to 256 KiB: apply with --server-side"
@@ -99,6 +111,7 @@ export async function applyObject(ctx: ApplyObjectContext, planned: PlannedApply
   const { ref, source } = planned;
   let live = ctx.cache.get(ref);
   const dryRun = ctx.dryRun === "server";
+  const retry = dryRun ? undefined : ctx.webhookRetry?.(ref);
   // A repeated create that found the object: our first try made it, and its answer was lost.
   let createdByLostTry = false;
   try {
@@ -106,6 +119,8 @@ export async function applyObject(ctx: ApplyObjectContext, planned: PlannedApply
       // Not knowing the live object, the preview would show a create that apply would not make.
       return { status: "Failed", error: `cannot read it, so the preview cannot tell what apply would do: ${planned.unreadable}${readAdvice(planned.unreadable)}` };
     }
+    // A preview of a replacement (docs/lifecycle.md): the object deleted, then created as the package has it.
+    if (planned.replace && live && ctx.dryRun !== "none") return replacePreview(planned, live);
     for (let attempt = 1; ; attempt++) {
       const p = await currentPlan(ctx, planned, live);
       const before = live ? { before: live } : {};
@@ -113,12 +128,13 @@ export async function applyObject(ctx: ApplyObjectContext, planned: PlannedApply
       if (p.operation === "unchanged") return { status: "Successful", operation: createdByLostTry ? "created" : "unchanged", ...before, ...(live ? { after: live } : {}) };
       if (ctx.dryRun === "client") return { ...(await dryRunLocally(ctx, p, live)), ...before };
       try {
-        const after = await write(ctx, p, live, dryRun);
+        const after = await write(ctx, p, live, dryRun, retry);
         // The server's answer: a server-side apply that changed nothing keeps the resourceVersion;
         // a dry run keeps it either way, so there the answer must be the live object as it is (a
         // zero value the server omits, such as a CRD's `preserveUnknownFields: false`), but for
-        // the bookkeeping a preview does not show.
-        const kept = p.method === "server-side" && live && (dryRun ? sameStoredObject(after, live) : after.metadata.resourceVersion === live.metadata.resourceVersion);
+        // the bookkeeping a preview does not show. Handing fields from client-side apply over (or
+        // giving some up) is a write of its own, which the apply reports as configured too.
+        const kept = p.method === "server-side" && live && (dryRun ? sameStoredObject(after, live) && !movesOwnership(p) : after.metadata.resourceVersion === live.metadata.resourceVersion);
         return { status: "Successful", operation: kept ? "unchanged" : DONE[p.operation], ...before, after };
       } catch (err) {
         // Created by someone else since we listed it: read it and decide again, once.
@@ -144,36 +160,42 @@ export async function applyObject(ctx: ApplyObjectContext, planned: PlannedApply
     // What the server cannot preview because this apply creates the object's namespace or kind first.
     const blocked = dryRun ? blockedByPackage(err, planned, ctx.packageObjects) : undefined;
     if (blocked) return { status: "Successful", operation: DONE[planned.operation], ...before, after: planned.object, note: blocked };
-    return { status: "Failed", error: describeApiError(err, live ? "patching" : "creating", planned.method === "server-side", source), ...before, ...(outcomeUnknown(err) ? { mayExist: true } : {}) };
+    return { status: "Failed", error: describeApiError(err, live ? "patching" : "creating", planned.method === "server-side", source, retry, planned.object.metadata.annotations?.[UPDATE_STRATEGY_ANNOTATION] === "replace-on-immutable"), ...before, ...(outcomeUnknown(err) ? { mayExist: true } : {}) };
   }
 }
 
 /**
  * The write the plan says: server-side apply (after kubectl's migration of client-side field
- * ownership, so fields the package dropped go, and after giving up the fields the package now
- * leaves to others, so they stay), or client-side apply's create or patch. A write an admission
- * webhook could not be called for is tried again until the wave's timeout.
+ * ownership when the plan says so, so fields the package dropped go, and after giving up the
+ * fields the package now leaves to others, so they stay), or client-side apply's create or
+ * patch. A write an admission webhook could not be called for is tried again until the wave's
+ * timeout.
  */
-async function write(ctx: ApplyObjectContext, p: PlannedApply, live: KubeObject | undefined, dryRun: boolean): Promise<KubeObject> {
-  const retry = dryRun ? undefined : ctx.webhookRetry?.(p.ref);
-  const send = <T>(fn: () => Promise<T>) => retryWhileWebhookUnavailable(fn, retry);
+async function write(ctx: ApplyObjectContext, p: PlannedApply, live: KubeObject | undefined, dryRun: boolean, retry: WebhookRetry | undefined): Promise<KubeObject> {
+  const { writer, fieldManager } = ctx;
   if (p.method === "server-side") {
     const release = fieldPaths(p.leftAlone?.release);
-    const migrate = migrationDue(live);
-    if ((migrate || release.length) && !dryRun) await send(() => migrateToServerSide(ctx.cluster, p.ref, ctx.fieldManager, { release }));
+    if ((p.migrate || release.length) && !dryRun) await writer.migrate(p.ref, fieldManager, { release, retry });
     // A dry run cannot give fields up: sent with their values as they are, it shows what
     // giving them up leaves (the same values).
     const body = dryRun && release.length ? withFieldsOf(p.sent ?? p.object, live, release) : (p.sent ?? p.object);
-    const applied = await send(() => ctx.cluster.apply(body, { fieldManager: ctx.fieldManager, force: ctx.forceConflicts, dryRun }));
+    const applied = await writer.apply(body, { fieldManager, force: ctx.forceConflicts, dryRun, retry });
     // Created with every field: those it leaves to others once it exists are given up at once.
     const leaveNow = !live && !dryRun ? fieldPaths(p.leftAlone?.fields) : [];
-    if (leaveNow.length) return (await send(() => migrateToServerSide(ctx.cluster, p.ref, ctx.fieldManager, { release: leaveNow }))) ?? applied;
-    // A dry run cannot make the migration: what it would remove is applied to the server's answer.
-    return migrate && dryRun ? previewAfterMigration(ctx.cluster, p.ref, body, applied, ctx.fieldManager, await ctx.schemaFor(p.object)) : applied;
+    if (leaveNow.length) return (await writer.migrate(p.ref, fieldManager, { release: leaveNow, retry })) ?? applied;
+    // A dry run cannot make the migration: what it would remove is applied to the server's
+    // answer, and the server asked what it would store then.
+    if (!p.migrate || !dryRun) return applied;
+    return previewAfterMigration(ctx.cluster, p.ref, body, applied, fieldManager, await ctx.schemaFor(p.object), (patch) => writer.patch(p.ref, patch, "merge", { dryRun: true }));
   }
   const csa = p.csa as Exclude<CsaPlan, { op: "unchanged" }>;
-  if (csa.op === "create") return send(() => ctx.cluster.create(csa.body, { dryRun, fieldManager: "kubectl-client-side-apply" }));
-  return send(() => ctx.cluster.patch(p.ref, csa.patch, csa.patchType, { dryRun, fieldManager: "kubectl-client-side-apply" }));
+  if (csa.op === "create") return writer.create(csa.body, { dryRun, retry });
+  return writer.patch(p.ref, csa.patch, csa.patchType, { dryRun, retry });
+}
+
+/** A server-side apply that first writes managedFields: kubectl's migration from client-side apply, or fields given up. */
+function movesOwnership(p: PlannedApply): boolean {
+  return Boolean(p.migrate) || (p.leftAlone?.release?.length ?? 0) > 0;
 }
 
 /** The plan's field paths (as written in the annotation) parsed again. */
@@ -191,8 +213,10 @@ async function dryRunLocally(ctx: ApplyObjectContext, p: PlannedApply, live: Kub
   if (p.csa) return { status: "Successful", operation: DONE[p.operation], after: previewPlannedWrite(p.csa, live) };
   // Applied client-side before, or with fields to give up: previewed as the migration and the release would leave it.
   const release = fieldPaths(p.leftAlone?.release);
-  const base = migrationDue(live) || release.length ? ((await readMigrated(ctx.cluster, p.ref, ctx.fieldManager, release)) ?? live) : live;
-  const after = previewServerSide(p.sent ?? p.object, base, { fieldManager: ctx.fieldManager, schema: live ? await ctx.schemaFor(p.object) : undefined });
+  const desired = p.sent ?? p.object;
+  const schema = live ? await ctx.schemaFor(p.object) : undefined;
+  const migrated = p.migrate || release.length ? await previewMigratedLocally(ctx.cluster, p.ref, desired, ctx.fieldManager, { release, leftAlone: fieldPaths(p.leftAlone?.fields), schema }) : undefined;
+  const after = migrated ? storedForm(migrated, live) : previewServerSide(desired, live, { fieldManager: ctx.fieldManager, schema });
   return { status: "Successful", operation: DONE[p.operation], after };
 }
 
@@ -215,6 +239,11 @@ function blockedByPackage(err: unknown, p: PlannedApply, packageObjects: readonl
     if (crd) return `its CustomResourceDefinition ${crd.metadata.name} is created by this apply: shown as in the package, not previewed by the server`;
   }
   return undefined;
+}
+
+function replacePreview(p: PlannedApply, live: KubeObject): ApplyObjectResult {
+  const note = `replaced: ${p.replace} (${UPDATE_STRATEGY_ANNOTATION}: replace-on-immutable), so it is deleted and created again`;
+  return { status: "Successful", operation: "created", before: live, after: p.object, note };
 }
 
 /** For a read the server refused: which permission to ask for. */

@@ -1,10 +1,25 @@
 // A CustomResourceDefinition reports Established a moment before the API server's discovery lists
 // its kinds; a custom resource applied in that moment would fail with "not served". After a wave
-// of CRDs, wait (bounded) until discovery serves every version they serve.
+// of CRDs (the serve-kinds step), wait (bounded) until discovery serves every version they serve.
 
 import { setTimeout as sleep } from "node:timers/promises";
 import type { Cluster } from "../cluster/types.js";
 import type { KubeObject } from "../model/kube-object.js";
+import type { StepOf } from "../model/plan.js";
+import { refKey, type ObjRef } from "../model/ref.js";
+import type { StepHandler } from "./step-context.js";
+
+export const serveKindsStep: StepHandler<StepOf<"serve-kinds">> = {
+  async run(step, ctx) {
+    const { tally } = ctx.recorder;
+    // Established as far as the run saw: reconciled when it waited for the wave, else written.
+    const ready = (r: ObjRef) => (tally.reconciled(r) ?? tally.actuated(r)) === "Successful";
+    const crds = step.crds.filter(ready).map((r) => ctx.applies.get(refKey(r))!.object);
+    await waitUntilServed(ctx.cluster, crds.flatMap(servedKinds), { signal: ctx.o.signal });
+    // The kinds the cache could not read before are read now, for the waits of later waves.
+    await ctx.cache.refreshUnserved();
+  },
+};
 
 /** `group/version` + kind of every version a CRD declares served. Pure. */
 export function servedKinds(crd: KubeObject): { apiVersion: string; kind: string }[] {

@@ -1,35 +1,108 @@
-// The inventory's part in an apply: the namespace it lives in (created first when the package
-// defines it), the statuses recorded with the final list, and whether that list changed.
+// The inventory's steps: the ResourceGroup CRD installed when missing, the inventory stored before
+// the first apply (after its Namespace, when the package brings it), and at the end the final
+// list with its statuses (apply) or, once it lists nothing, its removal (destroy). Each runs after
+// an interrupt too, so the inventory always covers what may exist.
 
-import { withLastApplied } from "../apply/csa/last-applied.js";
-import type { Cluster } from "../cluster/types.js";
+import { deleteClusterInventory, installResourceGroupCrd, inventoryUnchangedSince, writeClusterInventory } from "../inventory/cluster-inventory.js";
 import { formatBytes, inventoryBytes, inventoryFit, objectsThatFit } from "../inventory/inventory-size.js";
-import type { ResourceStatusEntry } from "../inventory/resource-group.js";
+import { nextInventory } from "../inventory/next-inventory.js";
+import { refsOfResourceGroup, type ResourceStatusEntry } from "../inventory/resource-group.js";
+import { CancelledError, ClusterError } from "../model/errors.js";
 import type { EngineEvent } from "../model/events.js";
-import { refKey, refOf, RefSet, type ObjRef } from "../model/ref.js";
-import type { InventoryInfo, KubeObject, PackageObject } from "../model/kube-object.js";
+import { planChangesNothing, type StepOf } from "../model/plan.js";
+import { refKey, RefSet, type ObjRef } from "../model/ref.js";
+import type { InventoryInfo, KubeObject } from "../model/kube-object.js";
 import type { RunTally } from "../model/run-tally.js";
+import type { Cluster } from "../cluster/types.js";
+import { applyObject } from "./apply-object.js";
+import { notDeleted } from "./delete-step.js";
+import type { RunContext, StepHandler } from "./step-context.js";
 
-/** kpt creates the inventory's Namespace first when the package defines it, so the inventory can be stored. */
-export async function createInventoryNamespace(cluster: Cluster, ns: PackageObject, o: { serverSide: boolean; fieldManager: string; forceConflicts: boolean }): Promise<ObjRef | undefined> {
-  try {
-    if (o.serverSide) await cluster.apply(ns.object, { fieldManager: o.fieldManager, force: o.forceConflicts });
-    else await cluster.create(withLastApplied(ns.object), { fieldManager: "kubectl-client-side-apply" });
-    return refOf(ns.object);
-  } catch (err) {
-    if ((err as { status?: number }).status !== 409) throw err;
-    return undefined; // someone created it meanwhile
-  }
+export const installCrdStep: StepHandler<StepOf<"install-crd">> = {
+  async run(_step, ctx) {
+    await installResourceGroupCrd(ctx.cluster, { signal: ctx.o.signal });
+  },
+};
+
+export const inventoryAddStep: StepHandler<StepOf<"inventory-add">> = {
+  group: () => ({ action: "Inventory" }),
+  // Says that the run stopped before it changed anything.
+  afterInterrupt: () => true,
+  async run(step, ctx) {
+    if (!ctx.dry && ctx.o.signal?.aborted) throw new CancelledError("interrupted before anything was changed");
+    if (!step.refs) return;
+    // Not cancellable: once the namespace is created, the inventory that records it must be written.
+    if (step.namespace) await applyEarly(ctx, step.namespace);
+    // Guarded by what this run read: a second apply of the package started at the same time stops here.
+    ctx.state.stored = await writeClusterInventory(ctx.cluster, ctx.plan.inventory.info, step.refs, { basedOn: ctx.state.stored ?? null, onConflict: "fail" });
+  },
+};
+
+/** The inventory's Namespace, applied as the plan says before the inventory can be stored in it; its wave reports the result. */
+async function applyEarly(ctx: RunContext, ref: ObjRef): Promise<void> {
+  const r = await applyObject(ctx.applyContext, ctx.applies.get(refKey(ref))!);
+  if (r.status === "Failed") throw new ClusterError(`cannot store the inventory in namespace "${ref.name}": ${r.error}`);
+  if (r.after) ctx.cache.observe(r.after);
+  ctx.state.appliedEarly.set(refKey(ref), r);
 }
 
+export const inventorySetStep: StepHandler<StepOf<"inventory-set">> = {
+  group: () => ({ action: "Inventory" }),
+  afterInterrupt: () => true,
+  async run(_step, ctx) {
+    if (ctx.dry) return;
+    const { plan, state, recorder, o } = ctx;
+    const tally = recorder.tally;
+    const localRefs = plan.command === "apply" ? plan.applies.map((a) => a.ref) : [];
+    const applied = localRefs.filter((r) => tally.actuated(r) === "Successful");
+    applied.push(...(await existing(ctx.cluster, state.mayExist)));
+    const notApplied = localRefs.filter((r) => tally.actuated(r) !== "Successful");
+    // Hook objects that may exist stay listed (docs/lifecycle.md); those deleted or gone leave.
+    const final = new RefSet(nextInventory({ previous: plan.inventory.previous, applied, notApplied, notDeleted: notDeleted(plan.deletes, tally, state.abandoned, o.wait), abandoned: state.abandoned })).union(state.hooks).toArray();
+    // A no-op writes nothing when the stored list is already right: its statuses stay as the last
+    // run that changed something left them (kapp, too, records no change then). It still drops
+    // entries for objects found gone (deleted by hand, or pruned by a run racing this package's).
+    if (planChangesNothing(plan) && !tally.wrote && !changedInventory(state.stored, final, undefined)) return;
+    const info = plan.inventory.info;
+    const stored = state.stored;
+    const pruned = new RefSet(plan.deletes.map((d) => d.ref));
+    const emit = recorder.emit;
+    const statuses = fittingStatuses(info, final, o.statusPolicy === "all" ? statusEntries(final, pruned, tally) : undefined, stored, emit);
+    // Another run of the package may have written it meanwhile: then theirs and ours are merged.
+    if (changedInventory(stored, final, statuses) || !(await inventoryUnchangedSince(ctx.cluster, info, stored))) {
+      await writeClusterInventory(ctx.cluster, info, final, { statuses, basedOn: stored ?? null, onConflict: "merge", onWarning: (message) => emit({ type: "warning", message }) });
+    }
+  },
+};
+
+export const inventoryDeleteStep: StepHandler<StepOf<"inventory-delete">> = {
+  group: () => ({ action: "Inventory" }),
+  afterInterrupt: () => true,
+  async run(_step, ctx) {
+    const { info, previous } = ctx.plan.inventory;
+    // The stored one: the destroy's hooks may have been added to it (inventory-add).
+    const stored = ctx.state.stored;
+    if (ctx.dry || !stored) return;
+    const { tally } = ctx.recorder;
+    const abandoned = ctx.state.abandoned;
+    const listed = stored === ctx.plan.inventory.stored ? previous : refsOfResourceGroup(stored);
+    const left = new RefSet(nextInventory({ previous: listed, applied: [], notApplied: [], notDeleted: notDeleted(ctx.plan.deletes, tally, abandoned, ctx.o.wait), abandoned })).union(ctx.state.hooks).toArray();
+    // Neither is cancellable, and both are guarded: an apply of the package meanwhile keeps its objects listed.
+    if (left.length === 0) await deleteClusterInventory(ctx.cluster, info, { basedOn: stored });
+    // Nothing was deleted (a user who may not delete, say): the stored list is already right,
+    // and a write it may not make either must not hide the real failures behind its own.
+    else if (!new RefSet(left).equals(listed)) await writeClusterInventory(ctx.cluster, info, left, { basedOn: stored, onConflict: "merge" });
+  },
+};
+
 /** Those of `refs` that exist (or whose existence cannot be read): a lost answer hides whether a write happened. */
-export async function existing(cluster: Cluster, refs: ObjRef[]): Promise<ObjRef[]> {
+async function existing(cluster: Cluster, refs: ObjRef[]): Promise<ObjRef[]> {
   const found = await Promise.all(refs.map((ref) => cluster.get(ref).then((o) => Boolean(o), () => true)));
   return refs.filter((_, i) => found[i]);
 }
 
 /** kpt's per-object status entries (`--status-policy all`). */
-export function statusEntries(final: ObjRef[], pruned: RefSet, tally: RunTally): ResourceStatusEntry[] {
+function statusEntries(final: ObjRef[], pruned: RefSet, tally: RunTally): ResourceStatusEntry[] {
   const actuation = { Successful: "Succeeded", Skipped: "Skipped", Failed: "Failed" } as const;
   const reconcile = { Successful: "Succeeded", Skipped: "Skipped", Failed: "Failed", Timeout: "Timeout" } as const;
   return final.map((ref) => {
@@ -45,7 +118,7 @@ export function statusEntries(final: ObjRef[], pruned: RefSet, tally: RunTally):
 }
 
 /** False when the stored inventory already says exactly this (the final write is then skipped). */
-export function changedInventory(stored: KubeObject | undefined, final: ObjRef[], statuses: ResourceStatusEntry[] | undefined): boolean {
+function changedInventory(stored: KubeObject | undefined, final: ObjRef[], statuses: ResourceStatusEntry[] | undefined): boolean {
   if (!stored) return true;
   const storedRefs = ((stored.spec as any)?.resources ?? []) as ObjRef[];
   const a = new RefSet(storedRefs.map((r) => ({ group: r.group ?? "", kind: r.kind, namespace: r.namespace ?? "", name: r.name })));
@@ -64,7 +137,7 @@ export function changedInventory(stored: KubeObject | undefined, final: ObjRef[]
  * The statuses to store with the final list: all of them when they fit in one object, else none
  * (an empty status, which also clears older ones) and one warning. Status recording is advisory.
  */
-export function fittingStatuses(info: InventoryInfo, final: ObjRef[], statuses: ResourceStatusEntry[] | undefined, stored: KubeObject | undefined, emit: (e: EngineEvent) => void): ResourceStatusEntry[] | undefined {
+function fittingStatuses(info: InventoryInfo, final: ObjRef[], statuses: ResourceStatusEntry[] | undefined, stored: KubeObject | undefined, emit: (e: EngineEvent) => void): ResourceStatusEntry[] | undefined {
   if (!statuses || inventoryFit(info, final, statuses, stored) !== "list-only") return statuses;
   const n = (x: number) => x.toLocaleString("en-US");
   const fit = objectsThatFit(info, final, stored);

@@ -22,6 +22,11 @@ export interface EngineOptions {
   wait?: boolean;
   /** Per wave, as kpt: undefined waits until reconciled. */
   reconcileTimeoutMs?: number;
+  /**
+   * Every Job of the package is waited for until it completes, and fails the run when it fails
+   * (`--wait-for-jobs`; one Job at a time: `kpt-ts.dev/wait: complete`, docs/lifecycle.md).
+   */
+  waitForJobs?: boolean;
   pruneTimeoutMs?: number;
   prunePropagationPolicy?: PropagationPolicy;
   inventoryPolicy?: InventoryPolicy;
@@ -57,6 +62,7 @@ export const ENGINE_DEFAULTS: Required<Omit<EngineOptions, WithoutDefault>> = {
   fieldManager: "kubectl",
   forceConflicts: false,
   wait: true,
+  waitForJobs: false,
   prunePropagationPolicy: "Background",
   inventoryPolicy: "strict",
   installResourceGroup: true,

@@ -4,7 +4,7 @@
 
 import type { PackageIssue } from "../model/errors.js";
 import { HEALTH_RULES_API_VERSION, HEALTH_RULES_KIND, LOCAL_CONFIG_ANNOTATION } from "../object/parse-package.js";
-import type { PackageDocument } from "../model/kube-object.js";
+import { isRecord, type PackageDocument } from "../model/kube-object.js";
 import type { HealthExpression, HealthRule } from "../status/types.js";
 import { compileExpression } from "./cel-expression.js";
 
@@ -154,8 +154,4 @@ function describeMatch(r: CompiledRule): string {
 function splitWhere(where: string): [string, number] {
   const i = where.lastIndexOf(":");
   return [where.slice(0, i), Number(where.slice(i + 1))];
-}
-
-function isRecord(v: unknown): v is Record<string, unknown> {
-  return typeof v === "object" && v !== null && !Array.isArray(v);
 }

@@ -6,7 +6,7 @@
 
 import { formatRef } from "../model/ref.js";
 import type { RunTally } from "../model/run-tally.js";
-import type { KubeObject } from "../model/kube-object.js";
+import { isRecord, type KubeObject } from "../model/kube-object.js";
 
 /** The label every record carries; its value is the inventory id (not cli-utils' inventory-id label: kpt selects inventories by that one). */
 export const CHANGE_INVENTORY_LABEL = "kpt-ts.dev/change-of-inventory";
@@ -34,9 +34,28 @@ export interface FailedObject {
   kind: string;
   namespace: string;
   name: string;
-  /** What failed: the write (apply/prune/delete) or the wait that followed (reconcile). */
-  action: "apply" | "prune" | "delete" | "reconcile";
+  /** What failed: the write (apply/prune/delete), the wait that followed (reconcile), a hook, a replacement. */
+  action: "apply" | "prune" | "delete" | "reconcile" | "hook" | "replace";
   error: string;
+}
+
+/** A hook the run ran (docs/lifecycle.md) and how it ended. */
+export interface HookRun {
+  phase: string;
+  group: string;
+  kind: string;
+  namespace: string;
+  name: string;
+  result: "completed" | "failed" | "timeout" | "skipped";
+}
+
+/** An object the run deleted and created again (an immutable field), and why. */
+export interface Replacement {
+  group: string;
+  kind: string;
+  namespace: string;
+  name: string;
+  reason: string;
 }
 
 export interface ChangeRecord {
@@ -56,6 +75,10 @@ export interface ChangeRecord {
   moreFailed?: number;
   /** Why the run stopped, when it did not finish (a cluster error, an interrupt). */
   error?: string;
+  /** Hooks run, in the order they ended (absent: none). */
+  hooks?: HookRun[];
+  /** Objects replaced (absent: none). */
+  replaced?: Replacement[];
 }
 
 export function startChange(o: { command: ChangeCommand; inventory: ChangeRecord["inventory"]; user: string; startedAt: Date }): ChangeRecord {
@@ -75,9 +98,14 @@ export function startChange(o: { command: ChangeCommand; inventory: ChangeRecord
 export function withOutcome(r: ChangeRecord, t: RunTally): ChangeRecord {
   const s = t.stats;
   const failed = t.failures.slice(0, MAX_FAILED).map((f) => ({ group: f.ref.group, kind: f.ref.kind, namespace: f.ref.namespace, name: f.ref.name, action: f.action, error: f.error.slice(0, MAX_ERROR_CHARS) }));
-  const { moreFailed: _more, ...rest } = r;
+  const { moreFailed: _more, hooks: _hooks, replaced: _replaced, ...rest } = r;
+  const result = { Successful: "completed", Failed: "failed", Timeout: "timeout", Skipped: "skipped" } as const;
+  const hooks = t.hooks.slice(0, MAX_FAILED).map((h): HookRun => ({ phase: h.phase, group: h.ref.group, kind: h.ref.kind, namespace: h.ref.namespace, name: h.ref.name, result: result[h.status] }));
+  const replaced = t.replaced.slice(0, MAX_FAILED).map((x): Replacement => ({ group: x.ref.group, kind: x.ref.kind, namespace: x.ref.namespace, name: x.ref.name, reason: x.reason.slice(0, MAX_ERROR_CHARS) }));
   return {
     ...rest,
+    ...(hooks.length ? { hooks } : {}),
+    ...(replaced.length ? { replaced } : {}),
     counts: { create: s.apply.created, delete: s.prune.successful + s.delete.successful, update: s.apply.configured, noop: s.apply.unchanged },
     skipped: s.apply.skipped + s.prune.skipped + s.delete.skipped,
     failed,
@@ -154,7 +182,7 @@ export function changeFromConfigMap(cm: KubeObject): ChangeRecord | undefined {
     return undefined;
   }
   if (!isRecord(raw) || !isRecord(raw.inventory) || typeof raw.startedAt !== "string" || typeof raw.command !== "string") return undefined;
-  const counts = isRecord(raw.counts) ? raw.counts : {};
+  const counts: Record<string, unknown> = isRecord(raw.counts) ? raw.counts : {};
   const num = (v: unknown) => (typeof v === "number" && Number.isFinite(v) ? v : 0);
   const str = (v: unknown) => (typeof v === "string" ? v : "");
   const results: ChangeResult[] = ["running", "succeeded", "failed", "interrupted"];
@@ -171,9 +199,26 @@ export function changeFromConfigMap(cm: KubeObject): ChangeRecord | undefined {
     failed: Array.isArray(raw.failed) ? raw.failed.filter(isRecord).map((f) => ({ group: str(f.group), kind: str(f.kind), namespace: str(f.namespace), name: str(f.name), action: str(f.action) as FailedObject["action"], error: str(f.error) })) : [],
     ...(num(raw.moreFailed) ? { moreFailed: num(raw.moreFailed) } : {}),
     ...(typeof raw.error === "string" ? { error: raw.error } : {}),
+    ...hooksAndReplacements(raw, str),
   };
 }
 
-function isRecord(v: unknown): v is Record<string, any> {
-  return typeof v === "object" && v !== null && !Array.isArray(v);
+/** The hooks and replacements a stored record lists, read as defensively as the rest of it. */
+function hooksAndReplacements(raw: Record<string, unknown>, str: (v: unknown) => string): Pick<ChangeRecord, "hooks" | "replaced"> {
+  const results: HookRun["result"][] = ["completed", "failed", "timeout", "skipped"];
+  const hooks = Array.isArray(raw.hooks)
+    ? raw.hooks.filter(isRecord).map((h): HookRun => ({ phase: str(h.phase), group: str(h.group), kind: str(h.kind), namespace: str(h.namespace), name: str(h.name), result: results.includes(h.result as HookRun["result"]) ? (h.result as HookRun["result"]) : "failed" }))
+    : [];
+  const replaced = Array.isArray(raw.replaced) ? raw.replaced.filter(isRecord).map((x): Replacement => ({ group: str(x.group), kind: str(x.kind), namespace: str(x.namespace), name: str(x.name), reason: str(x.reason) })) : [];
+  return { ...(hooks.length ? { hooks } : {}), ...(replaced.length ? { replaced } : {}) };
+}
+
+/** `pre-apply job.batch/db-migrate completed` */
+export function formatHookRun(h: HookRun): string {
+  return `${h.phase} ${formatRef(h)} ${h.result}`;
+}
+
+/** `job.batch/report (spec.template: field is immutable)` */
+export function formatReplacement(x: Replacement): string {
+  return `${formatRef(x)} (${x.reason})`;
 }

@@ -57,7 +57,7 @@ export class ChangeRecorder {
     const final = finishChange(withOutcome(this.record, tally), { finishedAt: this.now(), ...end });
     if (this.quiet) {
       // Written once, finished, when the no-op plan turned out to change something.
-      if (!changedSomething(final)) return;
+      if (!tally.wrote) return;
       this.record = final;
       this.store();
       await this.stored;
@@ -98,9 +98,4 @@ export class ChangeRecorder {
         `${err instanceof Error ? err.message : String(err)}; the run itself is not affected. Allow your user to create, patch, list and delete configmaps there, or pass --history-limit=0.`,
     );
   }
-}
-
-/** The run wrote, or tried to write, an object: a create, update or delete, or a failed apply, prune or delete. */
-function changedSomething(r: ChangeRecord): boolean {
-  return r.counts.create + r.counts.update + r.counts.delete > 0 || r.failed.some((f) => f.action !== "reconcile") || (r.moreFailed ?? 0) > 0;
 }

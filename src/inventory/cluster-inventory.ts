@@ -66,7 +66,14 @@ export async function installResourceGroupCrd(cluster: Cluster, opts: { timeoutM
     if (Date.now() > deadline) throw new ClusterError(`the ResourceGroup CRD did not become Established within ${Math.round((opts.timeoutMs ?? 60_000) / 1000)}s`);
     await sleep(100, undefined, { signal: opts.signal });
   }
-  cluster.resetDiscovery();
+  // Established comes a moment before discovery lists the kind (longer after the CRD was just
+  // deleted and created again): the run's next read of a ResourceGroup would say "not served".
+  for (;;) {
+    cluster.resetDiscovery();
+    if (await cluster.serves(RESOURCE_GROUP_API_VERSION, RESOURCE_GROUP_KIND)) break;
+    if (Date.now() > deadline) throw new ClusterError(`the ResourceGroup CRD is Established but the API server did not serve ${RESOURCE_GROUP_KIND}.${KPT_GROUP} within ${Math.round((opts.timeoutMs ?? 60_000) / 1000)}s`, { detail: "run the command again; if it persists, check the API server's logs" });
+    await sleep(100, undefined, { signal: opts.signal });
+  }
   return created;
 }
 
@@ -78,11 +85,16 @@ function isEstablished(crd: KubeObject): boolean {
 
 /** The inventory's objects (empty when there is no inventory in the cluster). */
 export async function inventoryObjects(cluster: Cluster, info: InventoryInfo, signal?: AbortSignal): Promise<ObjRef[]> {
+  return (await readInventoryForStatus(cluster, info, signal)).refs;
+}
+
+/** The package's inventory as `live status` reads it: kpt's error without the CRD; absent (`object` unset) when it is not in the cluster. */
+export async function readInventoryForStatus(cluster: Cluster, info: InventoryInfo, signal?: AbortSignal): Promise<ClusterInventory> {
   // Both at once: the inventory's read does not wait for discovery (see KubeCluster.mapping).
   const [installed, read] = await Promise.all([resourceGroupCrdInstalled(cluster), readClusterInventory(cluster, info, signal).then((r) => ({ r }), (err: unknown) => ({ err }))]);
   if (!installed) throw resourceGroupKindNotServedError("one");
   if ("err" in read) throw read.err;
-  return read.r.refs;
+  return read.r;
 }
 
 /**
@@ -111,7 +123,7 @@ export async function readClusterInventory(cluster: Cluster, info: InventoryInfo
   if (id !== info.id) {
     throw new ClusterError(
       `inventory-id of inventory object in cluster doesn't match provided id "${info.id}": ResourceGroup ${info.namespace}/${info.name} has ${INVENTORY_ID_LABEL}="${id ?? ""}"`,
-      { detail: "Another package uses this inventory name. Give this package its own with `kpt live init --force --name NEW`, or restore the package's original resourcegroup.yaml." },
+      { detail: "Another package uses this inventory name. Give this package its own with `kpt-ts live init --force --name NEW`, or restore the package's original resourcegroup.yaml." },
     );
   }
   return { object: rg, refs: refsOfResourceGroup(rg) };

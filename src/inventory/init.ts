@@ -83,7 +83,7 @@ export function planInit(files: readonly PackageFile[], opts: InitOptions): Init
             object: "Kptfile",
             message:
               "Inventory information has already been added to the package Kptfile object. " +
-              `To move it into ${rgFile} unchanged, run "kpt live init --force --name ${kptfile.name} --namespace ${kptfile.namespace} --inventory-id ${kptfile.id}" ` +
+              `To move it into ${rgFile} unchanged, run "kpt-ts live init --force --name ${kptfile.name} --namespace ${kptfile.namespace} --inventory-id ${kptfile.id}" ` +
               "(a new name or id would lose track of the objects already applied).",
           },
         ]),

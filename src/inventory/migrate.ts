@@ -81,7 +81,7 @@ export function planMigrate(files: readonly PackageFile[], o: MigrateOptions): M
   if (!inv) return { from: "none" };
   if (o.name && o.name !== inv.name) {
     throw new UsageError(
-      `--name ${o.name}: the Kptfile's inventory is named ${inv.name}, and the cluster's ResourceGroup has that name; migrate keeps it (kpt ignores --name here). Rename later with "kpt live init --force --name NEW" and a new apply`,
+      `--name ${o.name}: the Kptfile's inventory is named ${inv.name}, and the cluster's ResourceGroup has that name; migrate keeps it (kpt ignores --name here). Rename later with "kpt-ts live init --force --name NEW" and a new apply`,
     );
   }
   if (o.namespace && o.namespace.trim() !== inv.namespace) {

@@ -85,6 +85,27 @@ export class CancelledError extends KptTsError {
   }
 }
 
+/**
+ * A run was about to write to a cluster its package does not pin (the `kpt-ts.dev/clusters`
+ * annotation, docs/fleet.md); nothing was written. The user's choice of cluster is the input at fault.
+ */
+export class WrongClusterError extends KptTsError {
+  readonly exitCode = EXIT.badInput;
+}
+
+/**
+ * A run on several clusters in which some did not succeed: its exit code is the worst
+ * cluster's, and the summary has already named each.
+ */
+export class FleetError extends KptTsError {
+  constructor(
+    message: string,
+    readonly exitCode: ExitCode,
+  ) {
+    super(message);
+  }
+}
+
 /** A bug in kpt-ts. */
 export class InternalError extends KptTsError {
   readonly exitCode = EXIT.error;

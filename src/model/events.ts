@@ -4,6 +4,7 @@
 import type { ObjRef } from "./ref.js";
 import type { KubeObject, SourcePos } from "./kube-object.js";
 import type { RunPlan } from "./plan.js";
+import type { HookPhase } from "./lifecycle-keys.js";
 
 /** kstatus' reconcile statuses (what `live status --statuses` selects among). */
 export const KSTATUS_VALUES = ["InProgress", "Current", "Failed", "Terminating", "NotFound", "Unknown"] as const;
@@ -77,7 +78,7 @@ export interface WaitEvent {
   status: WaitStatus;
   /** For Pending/Timeout/Failed: what the object is waiting for, from its status message. */
   message?: string;
-  /** For Timeout: the last known reasons it was still waiting (beyond kpt; never in --output json). */
+  /** For Timeout and Failed: the last known reasons it was still waiting (beyond kpt; never in --output json). */
   reasons?: WaitReason[];
 }
 
@@ -122,6 +123,39 @@ export interface WaitingEvent {
   timeoutMs?: number;
 }
 
+/**
+ * A hook's progress (docs/lifecycle.md; beyond kpt, whose `--output json` gains a `hook` line):
+ * the object an earlier run left deleted (`delete-previous`), the hook created, its outcome
+ * (`wait`: completed, failed, timed out, or skipped because the apply failed or an earlier hook
+ * did), and its deletion by its delete policy (`delete`).
+ */
+export interface HookEvent {
+  type: "hook";
+  phase: HookPhase;
+  ref: ObjRef;
+  action: "delete-previous" | "create" | "wait" | "delete";
+  status: "Successful" | "Skipped" | "Failed" | "Timeout";
+  /** Why it failed, timed out or was skipped; for `delete`, the policy that deleted it. */
+  message?: string;
+  /** Failed or Timeout: what it was last seen waiting on (a Job's last Pod's state). */
+  reasons?: WaitReason[];
+  /** Failed: the package file and line the hook came from. */
+  source?: SourcePos;
+}
+
+/**
+ * An object deleted to be created again, its update refused for an immutable field
+ * (`kpt-ts.dev/update-strategy: replace-on-immutable`; beyond kpt). Its apply event follows.
+ */
+export interface ReplaceEvent {
+  type: "replace";
+  ref: ObjRef;
+  status: "Successful" | "Failed";
+  /** Why it is replaced: the server's refusal (`spec.template: field is immutable`). */
+  reason: string;
+  error?: string;
+}
+
 export interface ActionStats {
   successful: number;
   skipped: number;
@@ -140,6 +174,10 @@ export interface RunStats {
   prune: ActionStats;
   delete: ActionStats;
   wait: WaitStats;
+  /** Hooks run (docs/lifecycle.md): each hook's outcome, counted once (a failed create counts as failed). */
+  hook: WaitStats;
+  /** Objects replaced (deleted to be created again). */
+  replace: ActionStats;
 }
 
 /**
@@ -158,4 +196,4 @@ export interface SummaryEvent {
   stats: RunStats;
 }
 
-export type EngineEvent = InitEvent | GroupEvent | ApplyEvent | PruneEvent | WaitEvent | StatusEvent | WaitingEvent | WarningEvent | SummaryEvent;
+export type EngineEvent = InitEvent | GroupEvent | ApplyEvent | PruneEvent | WaitEvent | StatusEvent | WaitingEvent | WarningEvent | SummaryEvent | HookEvent | ReplaceEvent;

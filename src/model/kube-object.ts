@@ -4,6 +4,11 @@
 /** client-side apply's copy of what it applied (kubectl's annotation, kept the way kubectl writes it). */
 export const LAST_APPLIED_ANNOTATION = "kubectl.kubernetes.io/last-applied-configuration";
 
+/** A JSON object (not null, not an array): what a field of a parsed document must be to be read as one. */
+export function isRecord(v: unknown): v is Record<string, unknown> {
+  return typeof v === "object" && v !== null && !Array.isArray(v);
+}
+
 export interface ObjectMeta {
   name?: string;
   generateName?: string;
@@ -53,6 +58,11 @@ export interface InventoryInfo {
   annotations: Record<string, string>;
   origin: "resourcegroup" | "kptfile";
   source: SourcePos;
+  /**
+   * The line of its namespace in source.file, for messages about the namespace. Computed on
+   * demand, as PackageObject's lineOf: most runs never need it.
+   */
+  namespaceLine?: () => number | undefined;
 }
 
 /** A document the package carries for kpt-ts itself, never applied (a HealthRules object), as written. */

@@ -2,7 +2,7 @@
 // last-applied annotation (the mark of a client-side applier, see apply/csa-upgrade.ts). Shared
 // by the live cache, which keeps only what the appliers need, and by the migration itself.
 
-import { LAST_APPLIED_ANNOTATION, type KubeObject } from "./kube-object.js";
+import { isRecord, LAST_APPLIED_ANNOTATION, type KubeObject } from "./kube-object.js";
 
 export interface ManagedFieldsEntry {
   manager?: string;
@@ -15,10 +15,6 @@ export interface ManagedFieldsEntry {
 }
 
 const LAST_APPLIED_FIELD = `f:${LAST_APPLIED_ANNOTATION}`;
-
-function isRecord(v: unknown): v is Record<string, unknown> {
-  return typeof v === "object" && v !== null && !Array.isArray(v);
-}
 
 export function managedFieldsOf(obj: KubeObject): ManagedFieldsEntry[] {
   const mf = obj.metadata.managedFields;

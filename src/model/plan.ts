@@ -4,6 +4,7 @@
 
 import type { ObjRef } from "./ref.js";
 import type { InventoryInfo, KubeObject, PackageObject, SourcePos } from "./kube-object.js";
+import type { HookDeletePolicy, HookPhase } from "./lifecycle-keys.js";
 
 export type CsaPatchType = "strategic" | "merge";
 
@@ -72,6 +73,11 @@ export interface PlannedApply {
   methodReason?: string;
   /** What the run leaves to others on this object (create-only, fields left alone). */
   leftAlone?: LeftAlone;
+  /**
+   * Server-side apply of an object client-side apply wrote: its client-side appliers' fields are
+   * handed to the field manager first (kubectl's csaupgrade), so the fields the package dropped go.
+   */
+  migrate?: true;
   source: SourcePos;
   /** The object in the cluster before the run; absent when it does not exist. */
   live?: KubeObject;
@@ -82,12 +88,58 @@ export interface PlannedApply {
   csa?: CsaPlan;
   /** Client-side apply's patch could not be computed (why): the executor tries again when it applies it. */
   unplanned?: string;
+  /**
+   * Client-side apply: the live object's last-applied annotation cannot be read (why). The patch
+   * is computed as for an object without one (it removes nothing) and writes a valid one; the
+   * run says so once, naming the object.
+   */
+  lastAppliedUnreadable?: string;
   /** The live object could not be read (why): the plan's `create` is a guess, which a preview says. */
   unreadable?: string;
   /** Index into the plan's apply waves. */
   wave: number;
   /** What it waits for: its depends-on objects, its Namespace, its CRD (package objects or prune candidates). */
   dependencies: ObjRef[];
+  /** How the run waits for it, when not as for the rest of its wave (docs/lifecycle.md). */
+  wait?: ObjectWait;
+  /**
+   * The server refuses the update (an immutable field changed) and the object says
+   * `kpt-ts.dev/update-strategy: replace-on-immutable`: it is deleted, then created again. Why:
+   * the server's words (`spec.template: Invalid value: ...: field is immutable`).
+   */
+  replace?: string;
+}
+
+/**
+ * An object's own wait (`kpt-ts.dev/wait`, `kpt-ts.dev/reconcile-timeout`, `--wait-for-jobs`):
+ * until it completes (a Job), not at all (nor does it hold its dependents), or at most its own timeout.
+ */
+export interface ObjectWait {
+  until?: "complete" | "none";
+  /** Its own timeout, and as written (`90s`), which the output names when it hits. */
+  timeout?: { ms: number; text: string };
+}
+
+/** A hook of the package (`kpt-ts.dev/hook`) in one phase of the run: created, waited for, deleted as its policy says. */
+export interface PlannedHook {
+  ref: ObjRef;
+  phase: HookPhase;
+  /** How it is created: a create of the object as the package has it (namespace assigned, owning-inventory annotation set). */
+  create: PlannedApply;
+  source: SourcePos;
+  /** The hook object an earlier run (or kpt, which applies hooks as plain objects) left: deleted before it is created again. */
+  live?: KubeObject;
+  /** Empty: kept until it runs again (`before-hook-creation`, the default). */
+  deletePolicy: HookDeletePolicy[];
+  weight: number;
+  /** Index into the phase's hook waves (by weight, then depends-on among the phase's hooks). */
+  wave: number;
+  /** A Job is waited for until it completes; any other kind until it is reconciled (`Current`). */
+  complete: boolean;
+  /** Its own timeout (`kpt-ts.dev/reconcile-timeout`); else the run's reconcile timeout. */
+  timeout?: { ms: number; text: string };
+  /** Why it may not be created (the object left in its place belongs to another inventory): the hook fails. */
+  refusal?: string;
 }
 
 export interface PlannedDelete {
@@ -116,9 +168,57 @@ export interface PlannedInventory {
   previous: ObjRef[];
 }
 
+/**
+ * One step of a run. The planners write the list (plan/plan-steps.ts) and one runner performs any
+ * list, step by step, each by the handler of its type (engine/run-steps.ts). A step names objects
+ * by ref; what happens to each one is the plan's `applies` and `deletes`. A dry run's list waits
+ * for nothing and writes no inventory.
+ */
+export type RunStep =
+  /** The ResourceGroup CRD is missing: create it and wait until it is established. */
+  | { type: "install-crd" }
+  /**
+   * Store the inventory before the first apply, so an interrupted run orphans nothing: `refs`
+   * (absent when the stored one lists every object already), after `namespace`, the package's
+   * Namespace the inventory lives in, applied as the plan says (its wave reports it).
+   */
+  | { type: "inventory-add"; refs?: ObjRef[]; namespace?: ObjRef }
+  /** Apply a wave's objects, in parallel. */
+  | { type: "apply"; wave: number; refs: ObjRef[] }
+  /** Wait until what the wave wrote is reconciled (`Current`) or gone (`NotFound`), at most `timeoutMs`. */
+  | { type: "wait"; wave: number; refs: ObjRef[]; until: "Current" | "NotFound"; timeoutMs?: number }
+  /** Wait (bounded) until discovery serves the kinds the wave's CRDs define, so later waves can use them. */
+  | { type: "serve-kinds"; wave: number; crds: ObjRef[] }
+  /** Delete a wave's objects (apply's prune, or destroy), dependents first. */
+  | { type: "delete"; wave: number; refs: ObjRef[]; action: "prune" | "delete" }
+  /** Store the final inventory: every object that may exist, with its status. */
+  | { type: "inventory-set" }
+  /** Destroy's end: delete the inventory once it lists nothing, else store what is left. */
+  | { type: "inventory-delete" }
+  /**
+   * Create the hooks of one wave of a phase (docs/lifecycle.md); a hook object left by an earlier
+   * run is deleted first, and waited for until it is gone. The inventory lists them already.
+   */
+  | { type: "hook-apply"; phase: HookPhase; wave: number; refs: ObjRef[] }
+  /**
+   * Wait until the wave's hooks complete (a Job) or are reconciled, each at most its own timeout
+   * or `timeoutMs`, then delete them as their policy says. A pre-apply or pre-destroy hook that
+   * fails ends the run before the package is touched.
+   */
+  | { type: "hook-wait"; phase: HookPhase; wave: number; refs: ObjRef[]; timeoutMs?: number }
+  /**
+   * Delete, in the foreground, objects whose update the server refuses (an immutable field), and
+   * wait until they are gone, at most `timeoutMs`: the wave's apply creates them again.
+   */
+  | { type: "replace"; wave: number; refs: ObjRef[]; timeoutMs?: number };
+
+export type StepOf<T extends RunStep["type"]> = Extract<RunStep, { type: T }>;
+
 export interface ApplyPlan {
   command: "apply";
   inventory: PlannedInventory;
+  /** What the run does, in order. */
+  steps: RunStep[];
   /** The ResourceGroup CRD is missing and will be installed first. */
   installCrd: boolean;
   /** Package objects, in apply order (wave by wave, kind order within a wave). */
@@ -138,17 +238,38 @@ export interface ApplyPlan {
   initialInventory?: ObjRef[];
   /** The package's Namespace of the inventory, created before the inventory when it is missing. */
   inventoryNamespace?: PackageObject;
+  /** The hooks the run runs (pre-apply, post-apply), in order; none when the plan changes nothing. */
+  hooks?: PlannedHook[];
+  /** Hook objects earlier runs left that the inventory lists and that still exist: they stay listed while they exist. */
+  keptHooks?: ObjRef[];
 }
 
 export interface DestroyPlan {
   command: "destroy";
   inventory: PlannedInventory;
+  steps: RunStep[];
   /** Everything the inventory lists that still exists (or cannot be read), in delete order. */
   deletes: PlannedDelete[];
   deleteWaves: ObjRef[][];
+  /** The hooks the run runs (pre-destroy, post-destroy), in order; none when it deletes nothing. */
+  hooks?: PlannedHook[];
 }
 
 export type RunPlan = ApplyPlan | DestroyPlan;
+
+/** Every object the steps act on, in their order (apply waves, then prune or delete waves). */
+export function plannedObjects(steps: readonly RunStep[]): PlannedObject[] {
+  return steps.flatMap((s): PlannedObject[] => {
+    if (s.type === "apply") return s.refs.map((ref) => ({ ref, action: "Apply" }));
+    if (s.type === "delete") return s.refs.map((ref) => ({ ref, action: s.action === "prune" ? "Prune" : "Delete" }));
+    return [];
+  });
+}
+
+export interface PlannedObject {
+  ref: ObjRef;
+  action: "Apply" | "Prune" | "Delete";
+}
 
 /** How many objects each operation touches: what the plan would change, at a glance. */
 export interface PlanCounts {

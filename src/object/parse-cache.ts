@@ -19,7 +19,7 @@ import { statSync } from "node:fs";
 import { readdir, stat, unlink } from "node:fs/promises";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { noteOnce, privateDirProblem, readEntrySync, userCacheDir, writeEntry } from "../util/user-cache.js";
+import { noteOnce, privateDir, readEntrySync, userCacheDir, writeEntry } from "../util/user-cache.js";
 import type { YamlSnapshot } from "./yaml-documents.js";
 
 export interface ParseCache {
@@ -63,12 +63,14 @@ interface Stored {
 export function parseCacheFor(env: NodeJS.ProcessEnv = process.env, opts: ParseCacheOptions = {}): ParseCache | undefined {
   const setting = env.KPT_TS_PARSE_CACHE;
   if (setting === "off") return undefined;
-  const dir = setting || userCacheDir(env, "parsed");
-  const problem = privateDirProblem(dir);
-  if (problem) {
-    noteOnce(`parse ${dir}`, opts.onUnusable && (() => opts.onUnusable!(`not using the parse cache in ${dir}: ${problem}`)));
+  const configured = setting || userCacheDir(env, "parsed");
+  const checked = privateDir(configured);
+  if ("problem" in checked) {
+    noteOnce(`parse ${configured}`, opts.onUnusable && (() => opts.onUnusable!(`not using the parse cache in ${configured}: ${checked.problem}`)));
     return undefined;
   }
+  // The directory as resolved by the check: never looked up through a link again.
+  const dir = checked.dir;
   const build = buildId();
   const hashOf = (text: string | Uint8Array) => createHash("sha256").update(build).update("\0").update(text).digest("hex");
   let maintained = false;

@@ -10,6 +10,7 @@ import type { PackageIssue } from "../model/errors.js";
 import { refKey, refOf } from "../model/ref.js";
 import type { InventoryInfo, KubeObject, Package, PackageDocument, PackageObject, SourcePos } from "../model/kube-object.js";
 import { describeObject, isRecord, typeName, validateObject } from "./validate-object.js";
+import { hasLifecycleAnnotations, readLifecycle } from "./lifecycle-annotations.js";
 import { parseYamlDocuments, type ParsedYaml } from "./yaml-documents.js";
 import type { FieldPath } from "./yaml-documents.js";
 import { checkDnsLabel, checkDnsSubdomain, checkLabelValue } from "./names.js";
@@ -248,6 +249,10 @@ function classifyEntry(e: Entry, inRootPackage: boolean, fromStdin: boolean, fou
     });
     return;
   }
+  // kpt-ts' lifecycle annotations (docs/lifecycle.md), checked before anything is sent.
+  if (hasLifecycleAnnotations(object)) {
+    for (const p of readLifecycle(object).problems) issues.push({ source: { file: e.file, line: e.lineOf(["metadata", "annotations", p.annotation]) ?? e.line }, ...(name ? { object: name } : {}), message: p.message });
+  }
   if (object.metadata.labels?.[INVENTORY_ID_LABEL] !== undefined) found.labelled.push(e);
   found.objects.push({ object, source: { file: e.file, line: e.line, ...(e.pkgFile ? { pkgFile: e.pkgFile } : {}) }, lineOf: e.lineOf });
 }
@@ -329,7 +334,7 @@ function readInventoryFile(f: PackageFile, issues: PackageIssue[]): Entry[] {
     });
   }
   if (rgs.length === 0 && parsed.errors.length === 0) {
-    issues.push({ source: { file: f.path, line: 1 }, message: '--rg-file holds no ResourceGroup: give the file "kpt live init --rg-file" wrote' });
+    issues.push({ source: { file: f.path, line: 1 }, message: '--rg-file holds no ResourceGroup: give the file "kpt-ts live init --rg-file FILE" wrote' });
   }
   return rgs;
 }
@@ -379,8 +384,8 @@ function resolveInventory(input: PackageInput, found: Found, rootKptfile: Kptfil
   if (kptfileInventories.length === 1) return inventoryFromKptfile(kptfileInventories[0]!);
   if (!required) return { issues: [], warnings: [] };
   const message = input.fromStdin
-    ? `no ResourceGroup object was provided within the stream: include the package's ResourceGroup (the resourcegroup.yaml written by "kpt live init") in the input, or give it with --rg-file FILE`
-    : `Package uninitialized. Please run "kpt live init ${input.path}" command: no ResourceGroup object was found in the package; it records which objects the package owns so later runs can prune them`;
+    ? `no ResourceGroup object was provided within the stream: include the package's ResourceGroup (the resourcegroup.yaml written by "kpt-ts live init") in the input, or give it with --rg-file FILE`
+    : `Package uninitialized: no ResourceGroup object was found in the package; run "kpt-ts live init ${input.path}" to add one (it records which objects the package owns, so later runs can prune them)`;
   return { issues: [{ message }], warnings: [] };
 }
 
@@ -405,7 +410,7 @@ function inventoryFromResourceGroup(e: Entry): InventoryResolution {
   // The id label is added back from `id` wherever the inventory is written.
   const otherLabels = Object.fromEntries(Object.entries(labels).filter(([k]) => k !== INVENTORY_ID_LABEL));
   return {
-    inventory: { name, namespace, id, labels: otherLabels, annotations: stripConfigAnnotations(stringEntries(meta.annotations)), origin: "resourcegroup", source: { file: e.file, line: e.line } },
+    inventory: { name, namespace, id, labels: otherLabels, annotations: stripConfigAnnotations(stringEntries(meta.annotations)), origin: "resourcegroup", source: { file: e.file, line: e.line }, ...lineOfNamespace(e, ["metadata", "namespace"]) },
     issues: [],
     warnings: [],
   };
@@ -427,12 +432,17 @@ function inventoryFromKptfile(e: Entry): InventoryResolution {
     return { issues: [{ source, object: "Kptfile", message: `the inventory in the Kptfile is not valid: ${problems.join("; ")}` }], warnings: [] };
   }
   return {
-    inventory: { name, namespace, id, labels: stringEntries(inv.labels), annotations: stripConfigAnnotations(stringEntries(inv.annotations)), origin: "kptfile", source },
+    inventory: { name, namespace, id, labels: stringEntries(inv.labels), annotations: stripConfigAnnotations(stringEntries(inv.annotations)), origin: "kptfile", source, ...lineOfNamespace(e, ["inventory", "namespace"]) },
     issues: [],
     warnings: [
       `the inventory is read from the Kptfile (${source.file}:${source.line}); a ResourceGroup file is recommended: "kpt-ts live migrate" moves it there unchanged (kpt's migrate takes the namespace from the kubeconfig instead)`,
     ],
   };
+}
+
+/** Where the inventory's namespace is written, found when asked. */
+function lineOfNamespace(e: Entry, path: FieldPath): { namespaceLine: () => number | undefined } {
+  return { namespaceLine: () => e.lineOf(path) };
 }
 
 function checkInventoryField(what: string, value: string, check: (s: string) => string | undefined): string[] {

@@ -139,7 +139,7 @@ async function readInventoryFile(rgFile: string): Promise<PackageFile> {
   try {
     info = await stat(rgFile);
   } catch {
-    throw new UsageError(`--rg-file "${rgFile}" does not exist: give the file that holds the package's ResourceGroup (\`kpt live init --rg-file\` writes one)`);
+    throw new UsageError(`--rg-file "${rgFile}" does not exist: give the file that holds the package's ResourceGroup (\`kpt-ts live init --rg-file FILE\` writes one)`);
   }
   if (!info.isFile()) throw new UsageError(`--rg-file "${rgFile}" is not a regular file: give the file that holds the package's ResourceGroup`);
   const file = await readPackageFile(dirname(rgFile), basename(rgFile));

@@ -51,7 +51,9 @@ export function validateObject(raw: unknown, opts: { plainJson?: boolean } = {})
   if (!parsed.success) {
     for (const issue of parsed.error.issues) problems.push(describeShapeIssue(value, issue.path as (string | number)[]));
   }
-  problems.push(...checkBytes(value));
+  // A value already refused (a !!set, !!binary that is not text) is not refused twice.
+  const refused = (p: FieldProblem) => problems.some((q) => q.path.length > 0 && q.path.every((k, i) => p.path[i] === k));
+  problems.push(...checkBytes(value).filter((p) => !refused(p)));
   for (const p of checkSyntax(value)) {
     // A missing or null name is reported by both passes; say it once.
     if (!problems.some((q) => q.message === p.message)) problems.push(p);
@@ -133,20 +135,43 @@ function checkSyntax(value: Record<string, unknown>): FieldProblem[] {
   return problems;
 }
 
+/** The maps of strings a ConfigMap and a Secret hold, and which of them are bytes (base64 in JSON). */
+const STRING_MAPS: Record<string, { field: string; bytes: boolean }[]> = {
+  ConfigMap: [
+    { field: "data", bytes: false },
+    { field: "binaryData", bytes: true },
+  ],
+  Secret: [
+    { field: "data", bytes: true },
+    { field: "stringData", bytes: false },
+  ],
+};
+
 /**
- * A Secret's data and a ConfigMap's binaryData are bytes, base64 in JSON: anything else is
+ * A ConfigMap's and a Secret's data are maps of strings: `enabled: true` or `port: 80` is
+ * refused by the server (after the inventory was written), so it is refused here, with its
+ * line. A Secret's data and a ConfigMap's binaryData are bytes, base64 in JSON: anything else is
  * refused by the server ("illegal base64 data"). The value is never quoted: it may be a secret.
  */
 function checkBytes(value: Record<string, unknown>): FieldProblem[] {
-  if (value.apiVersion !== "v1") return [];
-  const field = value.kind === "Secret" ? "data" : value.kind === "ConfigMap" ? "binaryData" : undefined;
-  const map = field ? value[field] : undefined;
-  if (!field || !isRecord(map)) return [];
+  if (value.apiVersion !== "v1" || typeof value.kind !== "string") return [];
   const problems: FieldProblem[] = [];
-  for (const [k, v] of Object.entries(map)) {
-    if (typeof v === "string" && !isBase64(v)) {
-      const plain = value.kind === "Secret" ? "put plain text under stringData instead" : "put text under data instead";
-      problems.push({ path: [field, k], message: `${field} "${k}" is not base64: a ${value.kind}'s ${field} values are base64-encoded bytes (${plain}, or encode it with base64)` });
+  for (const { field, bytes } of STRING_MAPS[value.kind] ?? []) {
+    const map = value[field];
+    if (map === undefined || map === null) continue;
+    if (!isRecord(map)) {
+      problems.push({ path: [field], message: `${field} must be a map of strings, got ${typeName(map)}` });
+      continue;
+    }
+    for (const [k, v] of Object.entries(map)) {
+      // null is read as an empty string by the server, as kubectl sends it.
+      if (v !== null && typeof v !== "string") {
+        const hint = isScalar(v) ? " (put it in quotes)" : "";
+        problems.push({ path: [field, k], message: `${field} "${k}" must be a string, got ${typeName(v)}${hint}: a ${value.kind}'s ${field} holds only strings` });
+      } else if (bytes && typeof v === "string" && !isBase64(v)) {
+        const plain = value.kind === "Secret" ? "put plain text under stringData instead" : "put text under data instead";
+        problems.push({ path: [field, k], message: `${field} "${k}" is not base64: a ${value.kind}'s ${field} values are base64-encoded bytes (${plain}, or encode it with base64)` });
+      }
     }
   }
   return problems;

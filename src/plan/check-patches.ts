@@ -8,30 +8,27 @@
 // these every run and say `configured`; kpt-ts writes nothing and says `unchanged`. The one IO
 // step after planning, and it only reads: a refused or failed dry run leaves the update planned.
 
-import type { Cluster } from "../cluster/types.js";
+import type { Writer } from "../apply/writer.js";
 import type { ApplyPlan, PlannedApply } from "../model/plan.js";
 import { settleRemovalPatch } from "./plan-object.js";
-
-/** Dry runs at once: these are few (a handful per bundle), but a package may have hundreds. */
-const AT_ONCE = 16;
 
 function needsCheck(p: PlannedApply): boolean {
   return !p.skip && p.csa?.op === "patch" && p.csa.serverMaySettle === true;
 }
 
-export async function checkRemovalPatches(plan: ApplyPlan, cluster: Cluster, signal?: AbortSignal): Promise<ApplyPlan> {
+/** The dry runs go through the run's writer, so --concurrency bounds them as it bounds every write. */
+export async function checkRemovalPatches(plan: ApplyPlan, writer: Writer, signal?: AbortSignal): Promise<ApplyPlan> {
   const todo = plan.applies.filter(needsCheck);
   if (todo.length === 0) return plan;
   const settled = new Map<PlannedApply, PlannedApply>();
-  for (let i = 0; i < todo.length; i += AT_ONCE) {
-    await Promise.all(
-      todo.slice(i, i + AT_ONCE).map(async (p) => {
-        if (p.csa?.op !== "patch") return;
-        const basedOn = { uid: p.live?.metadata.uid, resourceVersion: p.live?.metadata.resourceVersion };
-        const stored = await cluster.patch(p.ref, p.csa.patch, p.csa.patchType, { dryRun: true, fieldManager: "kubectl-client-side-apply", signal, basedOn }).catch(() => undefined);
-        if (stored) settled.set(p, settleRemovalPatch(p, stored));
-      }),
-    );
-  }
+  await Promise.all(
+    todo.map(async (p) => {
+      if (p.csa?.op !== "patch") return;
+      // The version the patch was computed against: the same request against it is answered from the disk cache (KubeCluster.patch).
+      const basedOn = { uid: p.live?.metadata.uid, resourceVersion: p.live?.metadata.resourceVersion };
+      const stored = await writer.patch(p.ref, p.csa.patch, p.csa.patchType, { dryRun: true, signal, basedOn }).catch(() => undefined);
+      if (stored) settled.set(p, settleRemovalPatch(p, stored));
+    }),
+  );
   return { ...plan, applies: plan.applies.map((p) => settled.get(p) ?? p) };
 }

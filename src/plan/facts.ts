@@ -34,6 +34,8 @@ export interface ApplyFacts extends LiveFacts {
 
 export interface DestroyFacts extends LiveFacts {
   inventory: InventoryFacts;
+  /** The package's pre-destroy and post-destroy hooks (docs/lifecycle.md), prepared as apply prepares objects; their live objects are in `live`. */
+  hooks?: PackageObject[];
 }
 
 export function schemaKey(obj: KubeObject): string {

@@ -13,6 +13,13 @@ import { LiveCache } from "../status/live-cache.js";
 import { schemaKey, type ApplyFacts, type DestroyFacts, type InventoryFacts } from "./facts.js";
 import { needsMergeSchema } from "./plan-object.js";
 import { prepareObjects } from "./prepare-objects.js";
+import { refuseMissingNamespaces } from "./check-namespaces.js";
+import { lifecycleRules } from "../object/lifecycle-annotations.js";
+import { isHook } from "../model/lifecycle-keys.js";
+
+function isDestroyHook(obj: KubeObject): boolean {
+  return isHook(obj) && (lifecycleRules(obj).hook?.phases.some((p) => p === "pre-destroy" || p === "post-destroy") ?? false);
+}
 
 export interface GatherOptions {
   serverSide?: boolean;
@@ -31,6 +38,9 @@ export async function gatherApplyFacts(pkg: Package, cluster: Cluster, o: Gather
   const inventoryRead = readInventoryFacts(cluster, pkg.inventory, o.signal);
   inventoryRead.catch(() => undefined);
   const objects = await prepareObjects(pkg, cluster, pkg.inventory.id);
+  // Read while the rest is: a namespace the run needs that is not there is bad input.
+  const namespacesThere = refuseMissingNamespaces(objects, pkg.inventory, cluster, o.signal);
+  namespacesThere.catch(() => undefined);
   // Client-side apply patches built-in kinds with their OpenAPI merge keys: start the lookups now,
   // so the documents arrive while the inventory and live objects are read.
   const schemaFor = schemaLookup(cluster);
@@ -44,6 +54,7 @@ export async function gatherApplyFacts(pkg: Package, cluster: Cluster, o: Gather
     reading.catch(() => undefined);
     const inventory = await inventoryRead;
     await reading;
+    await namespacesThere;
     const refs = [...localRefs, ...pruneCandidates(inventory.previous, localRefs)];
     await cache.follow(refs);
     // Interrupted before the first write: what the cache knows may be partial, so stop here.
@@ -69,11 +80,15 @@ export async function gatherApplyFacts(pkg: Package, cluster: Cluster, o: Gather
 
 export async function gatherDestroyFacts(pkg: Package, cluster: Cluster, o: GatherOptions = {}): Promise<Gathered<DestroyFacts>> {
   const inventory = await readInventoryFacts(cluster, pkg.inventory, o.signal);
+  // Only a package with destroy hooks has objects a destroy creates (docs/lifecycle.md).
+  const hookObjects = pkg.objects.filter((po) => isDestroyHook(po.object));
+  const hooks = hookObjects.length ? await prepareObjects({ ...pkg, objects: hookObjects }, cluster, pkg.inventory.id) : [];
   const cache = new LiveCache(cluster, { pollPeriodMs: o.pollPeriodMs, signal: o.signal });
   try {
-    await cache.follow(inventory.previous);
+    const refs = new RefSet([...inventory.previous, ...hooks.map((po) => refOf(po.object))]);
+    await cache.follow(refs);
     if (o.signal?.aborted) throw new CancelledError("interrupted before anything was deleted");
-    return { facts: { inventory, ...snapshot(cache, inventory.previous) }, cache };
+    return { facts: { inventory, ...snapshot(cache, refs), ...(hooks.length ? { hooks } : {}) }, cache };
   } catch (err) {
     cache.close();
     throw err;

@@ -18,32 +18,48 @@ import { schemaKey, type ApplyFacts } from "./facts.js";
 import { invertDependencies, planDeletes } from "./plan-deletes.js";
 import type { ApplyPlan, PlannedApply } from "../model/plan.js";
 import { decideObject } from "./plan-object.js";
+import { applySteps, type StepOptions } from "./plan-steps.js";
+import { checkDependenciesOnHooks, planHooks, refuseUnreachableHooks, splitHooks } from "./plan-hooks.js";
+import { planChangesNothing, type ObjectWait } from "../model/plan.js";
+import { lifecycleRules } from "../object/lifecycle-annotations.js";
 
-export interface PlanApplyOptions {
+export interface PlanApplyOptions extends StepOptions {
   dryRun: boolean;
   serverSide: boolean;
   fieldManager: string;
   inventoryPolicy: InventoryPolicy;
   /** Install the ResourceGroup CRD when it is missing (else a real run stops). */
   installResourceGroup: boolean;
+  /** Every Job is waited for until it completes (`--wait-for-jobs`), as `kpt-ts.dev/wait: complete` asks of one. */
+  waitForJobs?: boolean;
 }
 
 export function planApply(facts: ApplyFacts, o: PlanApplyOptions): ApplyPlan {
   const info = facts.inventory.info;
   if (!facts.inventory.crdInstalled && !o.dryRun && !o.installResourceGroup) throw crdMissingError();
   const byKey = new Map(facts.objects.map((po) => [refKey(refOf(po.object)), po]));
+  // Hooks (docs/lifecycle.md) are not the package's objects: they are neither applied in its
+  // waves nor, while the package has them, pruned.
+  const { objects, hooks: hookObjects } = splitHooks(facts.objects);
   const localRefs = new RefSet(facts.objects.map((po) => refOf(po.object)));
+  const packageRefs = hookObjects.length ? new RefSet(objects.map((po) => refOf(po.object))) : localRefs;
+  const hookRefs = new RefSet(hookObjects.map((po) => refOf(po.object)));
   const candidates = stillThere(pruneCandidates(facts.inventory.previous, localRefs), facts.live, facts.unreadable);
   const deleting = new RefSet(candidates);
 
-  // Prune candidates are in the graph so that depending on one is "scheduled for delete", not external.
-  const ordered = orderWaves([...facts.objects.map((po) => ({ ref: refOf(po.object), object: po.object })), ...candidates.map((ref) => ({ ref }))]);
+  // Prune candidates are in the graph so that depending on one is "scheduled for delete", not
+  // external; hooks so that depending on one is checked (checkDependenciesOnHooks).
+  const ordered = orderWaves([...objects.map((po) => ({ ref: refOf(po.object), object: po.object })), ...candidates.map((ref) => ({ ref })), ...hookRefs.toArray().map((ref) => ({ ref }))]);
   if (ordered.issues.length) throw graphIssuesError(ordered.issues, facts.objects);
-  refuseBadLeftAloneRules(facts.objects);
-  const applyWaves = ordered.waves.map((w) => w.filter((r) => localRefs.has(r))).filter((w) => w.length);
+  refuseBadLeftAloneRules(objects);
+  if (hookObjects.length) {
+    const issues = checkDependenciesOnHooks(objects, hookObjects, ordered.dependencies);
+    if (issues.length) throw new PackageError(issues, "See docs/lifecycle.md for what hooks may depend on.");
+  }
+  const applyWaves = ordered.waves.map((w) => w.filter((r) => packageRefs.has(r))).filter((w) => w.length);
 
   const namespacesInUse = new Set<string>([info.namespace, ...facts.objects.map((po) => po.object.metadata.namespace ?? "").filter(Boolean)]);
-  const appliedDependents = invertDependencies(ordered.dependencies, localRefs);
+  const appliedDependents = invertDependencies(ordered.dependencies, packageRefs);
   const { deletes, waves: deleteWaves } = planDeletes({
     refs: candidates,
     live: facts.live,
@@ -58,7 +74,9 @@ export function planApply(facts: ApplyFacts, o: PlanApplyOptions): ApplyPlan {
   applyWaves.forEach((wave, index) => {
     for (const ref of wave) {
       const po = byKey.get(refKey(ref))!;
-      const dependencies = ordered.dependencies.get(refKey(ref)) ?? [];
+      // A pre-apply hook has completed before any object is applied: not a dependency to gate on.
+      const dependencies = (ordered.dependencies.get(refKey(ref)) ?? []).filter((d) => !hookRefs.has(d));
+      const wait = objectWait(po.object, o);
       const live = facts.live.get(refKey(ref));
       const unreadable = live ? undefined : facts.unreadable.get(refKey(ref));
       const { refusal, ...decided } = decideObject(po.object, live, facts.schemas.get(schemaKey(po.object)), { ...o, inventoryId: info.id });
@@ -74,27 +92,59 @@ export function planApply(facts: ApplyFacts, o: PlanApplyOptions): ApplyPlan {
         ...(skip ? { skip } : {}),
         wave: index,
         dependencies,
+        ...(wait ? { wait } : {}),
       });
     }
   });
 
   const previous = new RefSet(facts.inventory.previous);
-  const union = previous.union(localRefs);
+  const union = previous.union(packageRefs);
   const stored = facts.inventory.stored;
   refuseOversizedInventory(info, union.toArray(), stored);
   const nsObject = byKey.get(refKey({ group: "", kind: "Namespace", namespace: "", name: info.namespace }));
-  return {
-    command: "apply",
-    inventory: { info, ...(stored ? { stored } : {}), previous: facts.inventory.previous },
+  const unwaited = new Set(applies.filter((a) => a.wait?.until === "none").map((a) => refKey(a.ref)));
+  const parts = {
     installCrd: !facts.inventory.crdInstalled,
-    applies,
     applyWaves,
-    deletes,
     deleteWaves,
-    namespacesInUse: [...namespacesInUse],
     ...(!stored || union.size !== previous.size ? { initialInventory: union.toArray() } : {}),
     ...(nsObject && !facts.live.has(refKey(refOf(nsObject.object))) ? { inventoryNamespace: nsObject } : {}),
   };
+  const plan: ApplyPlan = {
+    command: "apply",
+    inventory: { info, ...(stored ? { stored } : {}), previous: facts.inventory.previous },
+    steps: applySteps({ ...parts, unwaited }, o),
+    applies,
+    deletes,
+    namespacesInUse: [...namespacesInUse],
+    ...parts,
+  };
+  if (!hookObjects.length) return plan;
+  // Hook objects earlier runs left stay listed while they exist; hooks run only when the run
+  // changes something (a no-op runs none and writes nothing).
+  const keptHooks = hookRefs.toArray().filter((r) => previous.has(r) && facts.live.has(refKey(r)));
+  const kept = keptHooks.length ? { keptHooks } : {};
+  if (planChangesNothing(plan)) return { ...plan, ...kept };
+  const hooks = planHooks(hookObjects, ["pre-apply", "post-apply"], { ...o, inventoryId: info.id, live: facts.live });
+  if (!hooks.length) return { ...plan, ...kept };
+  // Namespaces this apply creates in its waves (the inventory's is created before the hooks).
+  const createdLater = objects
+    .filter((po) => po.object.apiVersion === "v1" && po.object.kind === "Namespace" && !facts.live.has(refKey(refOf(po.object))) && po !== parts.inventoryNamespace)
+    .map((po) => po.object.metadata.name ?? "");
+  refuseUnreachableHooks(hooks, { createdLater: new Set(createdLater) });
+  const withHooks = union.union(hooks.map((h) => h.ref));
+  const hookInventory = withHooks.size !== previous.size ? { hookInventory: withHooks.toArray() } : {};
+  refuseOversizedInventory(info, withHooks.toArray(), stored);
+  return { ...plan, ...kept, hooks, steps: applySteps({ ...parts, unwaited, hooks, ...hookInventory }, o) };
+}
+
+/** How the run waits for one object, when not as for its wave: its own annotations, then `--wait-for-jobs`. */
+function objectWait(obj: KubeObject, o: Pick<PlanApplyOptions, "waitForJobs">): ObjectWait | undefined {
+  const rules = lifecycleRules(obj);
+  const isJob = obj.kind === "Job" && /^batch\//.test(obj.apiVersion);
+  const until = rules.wait ?? (o.waitForJobs && isJob ? "complete" : undefined);
+  if (!until && !rules.reconcileTimeout) return undefined;
+  return { ...(until ? { until } : {}), ...(rules.reconcileTimeout ? { timeout: rules.reconcileTimeout } : {}) };
 }
 
 /** The kpt-ts.dev rules of what objects leave to others must all make sense before anything is decided. */
@@ -131,9 +181,4 @@ function refuseOversizedInventory(info: InventoryInfo, refs: ObjRef[], stored: K
     `Split the package into packages of at most ${n(fit.listOnly)} objects, each with its own inventory (\`kpt-ts live init\`), ` +
       `and pass --status-policy=none to those of more than ${n(fit.withStatuses)} objects (else their statuses are left out of the inventory, with a warning).`,
   );
-}
-
-/** Every ref of the plan's waves in order (apply waves, then delete waves). */
-export function plannedRefs(plan: ApplyPlan): { ref: ObjRef; action: "Apply" | "Prune" }[] {
-  return [...plan.applyWaves.flat().map((ref) => ({ ref, action: "Apply" as const })), ...plan.deleteWaves.flat().map((ref) => ({ ref, action: "Prune" as const }))];
 }

@@ -8,8 +8,9 @@ import { formatRefNs, refKey, type ObjRef } from "../model/ref.js";
 import type { KubeObject } from "../model/kube-object.js";
 import { orderWaves, reverseWaves } from "../order/graph.js";
 import { dependentApplied } from "../prune/dependency-gate.js";
-import { decidePrune } from "../prune/prune-filters.js";
-import type { PlannedDelete } from "../model/plan.js";
+import { decidePrune, type PruneContext } from "../prune/prune-filters.js";
+import type { PlannedDelete, PruneDecision } from "../model/plan.js";
+import { planStillHolds } from "./plan-object.js";
 
 export interface PlanDeletesInput {
   /** The objects to delete that exist or cannot be read (see prune/candidates.ts). */
@@ -50,6 +51,17 @@ export function planDeletes(input: PlanDeletesInput): { deletes: PlannedDelete[]
     }
   });
   return { deletes, waves };
+}
+
+/**
+ * A planned delete against the live object found when its wave comes: the plan's decision while
+ * that is the object the plan read (same uid and resourceVersion), else kpt's filters again
+ * (protection, ownership, namespace in use), as apply decides its objects again. A skip the plan
+ * made stands.
+ */
+export function currentDeleteDecision(d: PlannedDelete, live: KubeObject, o: Pick<PruneContext, "inventoryId" | "policy" | "namespacesInUse">): PruneDecision {
+  if (d.decision.action === "skip" || planStillHolds(d, live)) return d.decision;
+  return decidePrune(d.ref, live, { ...o, strategy: "Delete" });
 }
 
 /** `dependencies` (object -> what it waits for) turned around: object -> who waits for it. */

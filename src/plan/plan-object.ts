@@ -4,10 +4,12 @@
 // here and nowhere else, for an object whose live state moved since the plan read it. Any new
 // per-object choice (how an object is applied, whether it is applied at all) belongs here. Pure.
 
+import { lastAppliedProblem } from "../apply/csa/last-applied.js";
 import { isCsaNoop, planClientSideApply } from "../apply/csa/plan-csa.js";
 import type { PatchSchema } from "../apply/csa/patch-schema.js";
 import { hasLeftAloneAnnotations, leftAloneRules, ownedLeftAlone, withoutFields, type LeftAloneRules } from "../apply/left-alone.js";
 import { isSsaNoop } from "../apply/ssa-noop.js";
+import { migrationDue } from "../apply/ssa-migration.js";
 import { MAX_ANNOTATIONS_BYTES, storedAnnotationBytes } from "../apply/stored-annotations.js";
 import { formatBytes } from "../inventory/inventory-size.js";
 import { policyRefusal, type InventoryPolicy } from "../inventory/policy.js";
@@ -36,10 +38,14 @@ export interface ObjectDecision {
   /** The server-side apply's body when it is not the package's object (fields left alone). */
   sent?: KubeObject;
   leftAlone?: LeftAlone;
+  /** Server-side apply hands the client-side appliers' fields over first (see PlannedApply). */
+  migrate?: true;
   /** Client-side apply's patch; absent for an update it could not compute (see `unplanned`). */
   csa?: CsaPlan;
   /** Why the patch could not be computed (its schema unreadable, objects that cannot be merged). */
   unplanned?: string;
+  /** Why the live object's last-applied annotation cannot be read (see PlannedApply). */
+  lastAppliedUnreadable?: string;
   /** The inventory policy's refusal: the object is left alone. */
   refusal?: string;
 }
@@ -117,17 +123,21 @@ function decideOperation(object: KubeObject, live: KubeObject | undefined, schem
     const leftAlone = fields ? { leftAlone: { ...fields, ...(release.length ? { release } : {}) } } : {};
     const sent = config !== object ? { sent: config } : {};
     if (!live) return { operation: "create", ...how, ...leftAlone };
-    return { operation: release.length === 0 && isSsaNoop(config, live, o.fieldManager) ? "unchanged" : "update", ...how, ...sent, ...leftAlone };
+    if (release.length === 0 && isSsaNoop(config, live, o.fieldManager)) return { operation: "unchanged", ...how, ...sent, ...leftAlone };
+    return { operation: "update", ...how, ...sent, ...leftAlone, ...(migrationDue(live) ? { migrate: true as const } : {}) };
   }
   const leftAlone = fields ? { leftAlone: fields } : {};
   if (!live) return { operation: "create", ...how, ...leftAlone, csa: planClientSideApply(object, undefined, undefined, undefined, rules.fields) };
   if (isCsaNoop(config, live)) return { operation: "unchanged", ...how, ...leftAlone, csa: { op: "unchanged" } };
-  if (schema instanceof Error) return { operation: "update", ...how, ...leftAlone, unplanned: schema.message };
+  // An annotation that cannot be read counts as none (the patch removes nothing), and is said.
+  const problem = lastAppliedProblem(live);
+  const noted = problem ? { ...leftAlone, lastAppliedUnreadable: problem } : leftAlone;
+  if (schema instanceof Error) return { operation: "update", ...how, ...noted, unplanned: schema.message };
   try {
     const csa = planClientSideApply(object, live, schema, o.fieldManager, rules.fields);
-    return { operation: csa.op === "unchanged" ? "unchanged" : "update", ...how, ...leftAlone, csa };
+    return { operation: csa.op === "unchanged" ? "unchanged" : "update", ...how, ...noted, csa };
   } catch (err) {
-    return { operation: "update", ...how, ...leftAlone, unplanned: err instanceof Error ? err.message : String(err) };
+    return { operation: "update", ...how, ...noted, unplanned: err instanceof Error ? err.message : String(err) };
   }
 }
 
@@ -153,7 +163,7 @@ export function sameStoredObject(a: KubeObject, b: KubeObject): boolean {
 }
 
 /** True while the live object is the one the plan decided against (same uid and resourceVersion, or both absent). */
-export function planStillHolds(p: Pick<PlannedApply, "live">, live: KubeObject | undefined): boolean {
+export function planStillHolds(p: { live?: KubeObject }, live: KubeObject | undefined): boolean {
   if (!p.live || !live) return !p.live && !live;
   return p.live.metadata.uid === live.metadata.uid && p.live.metadata.resourceVersion === live.metadata.resourceVersion;
 }
@@ -163,7 +173,7 @@ export function planStillHolds(p: Pick<PlannedApply, "live">, live: KubeObject |
  * asks only for objects the plan does not skip: a skip stands as planned).
  */
 export function replanObject(p: PlannedApply, live: KubeObject | undefined, schema: MergeSchema, o: ObjectPlanOptions): PlannedApply {
-  const { live: _old, csa: _csa, unplanned: _u, skip: _skip, sent: _sent, leftAlone: _la, methodReason: _mr, ...rest } = p;
+  const { live: _old, csa: _csa, unplanned: _u, skip: _skip, sent: _sent, leftAlone: _la, methodReason: _mr, migrate: _mg, lastAppliedUnreadable: _lau, ...rest } = p;
   const { refusal, ...d } = decideObject(p.object, live, schema, o);
   return { ...rest, ...(live ? { live } : {}), ...d, ...(refusal ? { skip: refusal } : {}) };
 }

@@ -7,7 +7,7 @@ import type { ChalkInstance } from "chalk";
 import { summarizeChanges, type Change, type ChangeSet } from "../diff/change-set.js";
 import { formatChangeDiff, mayShowDiff } from "../diff/object-diff.js";
 import { createPalette } from "./color.js";
-import { formatChangeCounts, formatChangeTable } from "./change-table.js";
+import { formatChangeCounts, formatChangeTable, formatHookRows } from "./change-table.js";
 import { formatChangeSetMarkdown } from "./markdown-printer.js";
 import { githubAnnotation } from "./error-report.js";
 import { formatRef } from "../model/ref.js";
@@ -46,6 +46,7 @@ export function formatChangeSetText(cs: ChangeSet, paint: ChalkInstance): string
   const lines = [`Inventory: ResourceGroup ${inv} (${cs.inventory.exists ? "in the cluster" : "not in the cluster yet: apply creates it"})`, ...(cs.local ? [paint.yellow(cs.local)] : []), ""];
   if (cs.changes.length === 0) return [...lines, "No objects in the package or its inventory."];
   lines.push(...formatChangeTable(cs.changes, paint), "", formatChangeCounts(summarizeChanges(cs)));
+  if (cs.hooks?.length) lines.push("", "Hooks, in the order they run:", ...formatHookRows(cs.hooks, paint).map((l) => `  ${l}`));
   for (const c of cs.changes) {
     const diff = formatChangeDiff(c);
     if (diff.length) lines.push("", ...diff.map((l) => colourDiffLine(l, paint)));
@@ -81,5 +82,6 @@ export function changeSetJson(cs: ChangeSet): unknown {
         ...(diff.length ? { diff: diff.join("\n") + "\n" } : {}),
       };
     }),
+    ...(cs.hooks?.length ? { hooks: cs.hooks.map((h) => ({ phase: h.phase, wave: h.wave, group: h.ref.group, kind: h.ref.kind, namespace: h.ref.namespace, name: h.ref.name, operation: h.operation, ...(h.error ? { error: h.error } : {}) })) } : {}),
   };
 }

@@ -3,7 +3,7 @@
 
 import { ApiError, briefApiError, forbiddenAdvice, NotServedError } from "../cluster/api-error.js";
 import { relative, resolve, sep } from "node:path";
-import { EXIT, formatIssue, KptTsError, PackageError } from "../model/errors.js";
+import { formatIssue, KptTsError, PackageError, ResultError } from "../model/errors.js";
 import { escapeTerminal, escapeTerminalLines } from "./terminal-text.js";
 
 const WEBHOOK = /admission webhook "([^"]+)" denied the request/;
@@ -51,7 +51,7 @@ export function formatError(err: unknown, verbose: boolean): string[] {
 function describeError(err: unknown, verbose: boolean): string[] {
   if (err instanceof KptTsError) {
     // A failed run's objects were already reported by the printer; nothing to add but the code.
-    if (err.exitCode === EXIT.result) return [];
+    if (err instanceof ResultError) return [];
     const lines = [`error: ${err instanceof PackageError ? packageMessage(err) : err.message}`];
     const cause = causeOf(err);
     const detail = err.detail?.split("\n") ?? [];

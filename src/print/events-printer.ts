@@ -14,6 +14,7 @@ import {
   formatWaitSummary,
 } from "./legacy-lines.js";
 import { createPalette } from "./color.js";
+import { formatHookLine, formatHookSummary, formatReplaceLine } from "./lifecycle-lines.js";
 import type { PrintOptions } from "./print-options.js";
 import { createProgressView } from "./progress-view.js";
 import { countFor, RunTally } from "../model/run-tally.js";
@@ -127,6 +128,12 @@ export async function printEvents(events: AsyncIterable<EngineEvent>, opts: Prin
       case "warning":
         note(`[WARN] ${e.message}`);
         break;
+      case "hook":
+        out(formatHookLine(e));
+        break;
+      case "replace":
+        out(formatReplaceLine(e));
+        break;
       case "summary":
         ended = true;
         break;
@@ -136,5 +143,7 @@ export async function printEvents(events: AsyncIterable<EngineEvent>, opts: Prin
   // An apply always says how much it pruned, as in the book, even when nothing was.
   if (command === "apply" && ended) groupsSeen.add("Prune");
   for (const action of ["Apply", "Prune", "Delete", "Wait"] as const) summarize(action);
+  const hooks = formatHookSummary(tally.stats);
+  if (hooks) out(hooks);
   return tally.stats;
 }

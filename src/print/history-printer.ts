@@ -3,7 +3,7 @@
 
 import { escapeDeep } from "./terminal-text.js";
 import type { ChalkInstance } from "chalk";
-import { formatFailed, formatOp, shownResult, type ChangeRecord, type ShownResult } from "../history/change-record.js";
+import { formatFailed, formatHookRun, formatOp, formatReplacement, shownResult, type ChangeRecord, type ShownResult } from "../history/change-record.js";
 import type { InventoryRow } from "../history/inventory-list.js";
 import { formatAge } from "./table-layout.js";
 import { formatColumns } from "./text-columns.js";
@@ -65,6 +65,8 @@ export function formatHistory(inventory: { name: string; namespace: string; id: 
   lines.push(table[0]!);
   records.forEach((r, i) => {
     lines.push(table[i + 1]!);
+    for (const h of r.hooks ?? []) lines.push(`  hook: ${formatHookRun(h)}`);
+    for (const x of r.replaced ?? []) lines.push(`  replaced: ${formatReplacement(x)}`);
     for (const f of r.failed) lines.push(paint.red(`  failed: ${formatFailed(f)}`));
     if (r.moreFailed) lines.push(paint.red(`  failed: ${r.moreFailed} more object(s)`));
     if (r.error) lines.push(paint.yellow(`  stopped: ${r.error}`));
@@ -91,6 +93,8 @@ export function historyJson(inventory: { name: string; namespace: string; id: st
       failed: r.failed,
       ...(r.moreFailed ? { moreFailed: r.moreFailed } : {}),
       ...(r.error ? { error: r.error } : {}),
+      ...(r.hooks ? { hooks: r.hooks } : {}),
+      ...(r.replaced ? { replaced: r.replaced } : {}),
     })),
   };
 }

@@ -1,11 +1,13 @@
 // `--output json`: the lines kpt's cli-utils JSON formatter prints, and nothing else. kpt-ts'
 // extras (the apply operation, `waiting` progress, the init event) are left out so that scripts
-// written against kpt's keys and types keep working.
+// written against kpt's keys and types keep working; only packages with kpt-ts' lifecycle
+// annotations (docs/lifecycle.md) add lines of their own types, `hook` and `replace`.
 
 import type { EngineEvent, GroupEvent, RunStats } from "../model/events.js";
 import type { ObjRef } from "../model/ref.js";
 import { formatGoJsonLine, formatRfc3339, type JsonRecord } from "./go-json.js";
 import type { PrintOptions } from "./print-options.js";
+import { hookFailure } from "./lifecycle-lines.js";
 import { countFor, RunTally } from "../model/run-tally.js";
 
 export async function printJson(events: AsyncIterable<EngineEvent>, opts: PrintOptions): Promise<RunStats> {
@@ -38,6 +40,13 @@ export async function printJson(events: AsyncIterable<EngineEvent>, opts: PrintO
         case "warning":
           // kpt's JSON has no warning event: scripts reading stdout see only kpt's lines.
           opts.stderr.write(`[WARN] ${e.message}\n`);
+          break;
+        // kpt-ts' own lines (docs/lifecycle.md): kpt has neither hooks nor replacements.
+        case "hook":
+          emit("hook", { ...refContent(e.ref), phase: e.phase, action: e.action, status: e.status, ...(e.status === "Failed" || e.status === "Timeout" || e.status === "Skipped" ? { error: hookFailure(e) } : {}) });
+          break;
+        case "replace":
+          emit("replace", { ...refContent(e.ref), status: e.status, reason: e.reason, ...(e.error !== undefined ? { error: e.error } : {}) });
           break;
         case "init":
         case "waiting":

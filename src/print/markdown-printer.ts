@@ -9,7 +9,7 @@ import { appendFile } from "node:fs/promises";
 import { isEffective, summarizeChanges, type Change, type ChangeSet } from "../diff/change-set.js";
 import { diffPath, formatChangeDiff } from "../diff/object-diff.js";
 import { refKey, type ObjRef } from "../model/ref.js";
-import { formatChangeCounts } from "./change-table.js";
+import { formatChangeCounts, HOOK_PLACE } from "./change-table.js";
 
 /** A table cell: one line, pipes escaped. */
 function cell(text: string): string {
@@ -45,6 +45,11 @@ export function formatChangeSetMarkdown(raw: ChangeSet, title = "kpt-ts live dif
     for (const c of rows) out.push(`| ${c.error ? `${c.operation} (fails)` : c.skip ? `${c.operation} (skipped)` : c.operation} | ${cell(c.ref.kind)} | ${cell(c.ref.namespace || "(cluster)")} | ${cell(c.ref.name)} | ${cell(whyNot(c))} |`);
     out.push("");
   }
+  if (cs.hooks?.length) {
+    out.push("| Hook | Kind | Namespace | Name | Runs | Error |", "|---|---|---|---|---|---|");
+    for (const h of cs.hooks) out.push(`| ${h.phase} ${h.wave + 1}${h.operation === "recreate" ? " (recreate)" : ""} | ${cell(h.ref.kind)} | ${cell(h.ref.namespace || "(cluster)")} | ${cell(h.ref.name)} | ${HOOK_PLACE[h.phase]} | ${cell(h.error ?? "")} |`);
+    out.push("");
+  }
   for (const c of rows.filter(isEffective)) {
     const diff = formatChangeDiff(c);
     if (!diff.length) continue;
@@ -74,15 +79,27 @@ export function wavesFlowchart(cs: ChangeSet): string[] {
     const op = !c ? "" : c.error ? "fails: " : c.skip ? "skipped: " : c.operation === "noop" ? "unchanged: " : `${c.operation}: `;
     return `${op}${r.kind} ${r.namespace ? `${r.namespace}/` : ""}${r.name}`;
   };
+  // Hooks in their place: pre-apply before the first apply wave, post-apply after the last prune wave.
+  const hookWaves = (phase: "pre-apply" | "post-apply") => {
+    const mine = (cs.hooks ?? []).filter((h) => h.phase === phase);
+    const numbers = [...new Set(mine.map((h) => h.wave))].sort((a, b) => a - b);
+    return numbers.map((n) => ({ id: `${phase.replace("-", "")}${n + 1}`, title: `${phase} hooks ${n + 1}`, refs: mine.filter((h) => h.wave === n).map((h) => h.ref), hook: true }));
+  };
+  const hookLabel = (r: ObjRef) => {
+    const h = cs.hooks?.find((x) => refKey(x.ref) === refKey(r));
+    return `${h?.error ? "fails: " : "run: "}${r.kind} ${r.namespace ? `${r.namespace}/` : ""}${r.name}`;
+  };
   const waves = [
-    ...cs.waves.apply.map((w, i) => ({ id: `apply${i + 1}`, title: `apply wave ${i + 1}`, refs: w })),
-    ...cs.waves.delete.map((w, i) => ({ id: `prune${i + 1}`, title: `prune wave ${i + 1}`, refs: w })),
+    ...hookWaves("pre-apply"),
+    ...cs.waves.apply.map((w, i) => ({ id: `apply${i + 1}`, title: `apply wave ${i + 1}`, refs: w, hook: false })),
+    ...cs.waves.delete.map((w, i) => ({ id: `prune${i + 1}`, title: `prune wave ${i + 1}`, refs: w, hook: false })),
+    ...hookWaves("post-apply"),
   ].filter((w) => w.refs.length > 0);
   if (!waves.length) return [];
   const lines = ["flowchart TD"];
   for (const w of waves) {
     lines.push(`  subgraph ${w.id} [${label(w.title)}]`);
-    w.refs.forEach((r, j) => lines.push(`    ${w.id}_${j}[${label(what(r))}]`));
+    w.refs.forEach((r, j) => lines.push(`    ${w.id}_${j}[${label(w.hook ? hookLabel(r) : what(r))}]`));
     lines.push("  end");
   }
   for (let i = 1; i < waves.length; i++) lines.push(`  ${waves[i - 1]!.id} --> ${waves[i]!.id}`);

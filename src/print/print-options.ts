@@ -1,5 +1,7 @@
 // What every run printer is told: the output format, where to write, and how the terminal looks.
 
+import type { AskedCluster } from "./absent-inventory.js";
+
 export type OutputFormat = "events" | "json" | "table";
 
 export interface PrintOptions {
@@ -20,6 +22,8 @@ export interface PrintOptions {
   progress?: { columns: number; rows: number; signal?: AbortSignal };
   /** In a GitHub Actions job (GITHUB_ACTIONS=true): failures traced to a file and line also go to stderr as annotations, paths relative to `cwd`. */
   githubActions?: { cwd: string };
+  /** The cluster the run asked: named by the line that says its inventory is not there (absent-inventory.ts). */
+  cluster?: AskedCluster;
   /** Clock for JSON timestamps and table ages; the real time by default. */
   now?: () => Date;
 }

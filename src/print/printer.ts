@@ -4,6 +4,8 @@
 import type { EngineEvent, RunStats } from "../model/events.js";
 import { formatRef } from "../model/ref.js";
 import type { ApplyPlan } from "../model/plan.js";
+import { absentInventoryLine } from "./absent-inventory.js";
+import { formatHookLine } from "./lifecycle-lines.js";
 import { githubAnnotation } from "./error-report.js";
 import { printEvents } from "./events-printer.js";
 import { printJson } from "./json-printer.js";
@@ -71,12 +73,17 @@ async function* withSideNotes(events: AsyncIterable<EngineEvent>, opts: PrintOpt
   for await (const e of events) {
     if (e.type === "init" && e.dryRun === "none" && e.plan?.command === "apply" && e.plan.installCrd) opts.stderr.write(`${CRD_NOTICE}\n`);
     if (e.type === "init" && e.plan?.command === "apply") for (const line of methodNotices(e.plan)) opts.stderr.write(`${line}\n`);
+    // kpt prints nothing more for a destroy that finds no inventory; a person learns why.
+    if (e.type === "init" && e.plan?.command === "destroy" && !e.plan.inventory.stored && opts.cluster) opts.stderr.write(absentInventoryLine("destroy", e.plan.inventory.info, opts.cluster));
     if (e.type === "apply" && e.local && !localSaid) {
       localSaid = true;
       opts.stderr.write(`${e.local}\n`);
     }
     if (e.type === "apply" && e.status === "Failed" && e.source && opts.githubActions) {
       opts.stderr.write(`${githubAnnotation(e.source.file, e.source.line, `${formatRef(e.ref)} apply failed: ${e.error ?? ""}`, opts.githubActions.cwd)}\n`);
+    }
+    if (e.type === "hook" && (e.status === "Failed" || e.status === "Timeout") && e.source && opts.githubActions) {
+      opts.stderr.write(`${githubAnnotation(e.source.file, e.source.line, formatHookLine(e), opts.githubActions.cwd)}\n`);
     }
     yield e;
   }

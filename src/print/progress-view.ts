@@ -14,7 +14,7 @@ export const SPINNER = ["⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "⠧", 
 /** A wait shorter than this never shows the view (no flash for objects that are ready at once). */
 export const PROGRESS_DELAY_MS = 400;
 export const PROGRESS_REDRAW_MS = 100;
-const ERASE_PREVIOUS_LINE = "\x1b[1A\x1b[2K";
+export const ERASE_PREVIOUS_LINE = "\x1b[1A\x1b[2K";
 /** Reason lines shown under one pending object at most. */
 const MAX_REASONS_PER_OBJECT = 3;
 
@@ -72,6 +72,16 @@ export function updateProgress(s: ProgressState, e: EngineEvent, nowMs: number):
         o.status = e.status;
         if (e.message) o.message = e.message;
       }
+      return;
+    }
+    case "hook": {
+      // A hook's wait has no kpt group: creating a hook starts a wait in the view, its outcome ends that hook's.
+      if (e.action === "create" && e.status === "Successful" && !s.active) {
+        Object.assign(s, { active: true, goal: "reconcile", total: 0, timeoutMs: undefined, startedMs: nowMs });
+        s.objects.clear();
+      }
+      const o = s.objects.get(refKey(e.ref));
+      if (e.action === "wait" && o) o.outcome = e.status;
       return;
     }
     case "waiting":

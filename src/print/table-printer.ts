@@ -26,6 +26,7 @@ import {
 } from "./table-layout.js";
 import { RunTally } from "../model/run-tally.js";
 import { formatTimeoutSummary } from "./waiting-line.js";
+import { formatHookLine, formatReplaceLine } from "./lifecycle-lines.js";
 
 export const TABLE_REDRAW_MS = 500;
 
@@ -73,6 +74,9 @@ export async function printTable(events: AsyncIterable<EngineEvent>, opts: Print
         table.start();
       } else if (e.type === "warning") {
         opts.stderr.write(`[WARN] ${e.message}\n`);
+      } else if (e.type === "hook" || e.type === "replace") {
+        // Not objects of the table (hooks), or more than a row says (a replacement): lines on stderr.
+        opts.stderr.write(`${e.type === "hook" ? formatHookLine(e) : formatReplaceLine(e)}\n`);
       } else {
         if (e.type === "wait" && e.status === "Timeout") timedOut.push(e);
         updateRow(rows, e);

@@ -19,6 +19,8 @@ export interface RunOutcomes {
 export interface GateOptions {
   dryRun: boolean;
   noWait?: boolean;
+  /** Dependencies the run never waits for (`kpt-ts.dev/wait: none`): their write alone lets dependents go. */
+  notWaited?: (ref: ObjRef) => boolean;
 }
 
 /** Why `dependencies` (all applied by this run) keep an object from being applied now; undefined: go. */
@@ -27,7 +29,7 @@ export function applyBlockedBy(dependencies: readonly ObjRef[], outcomes: RunOut
     const a = outcomes.actuated(dep);
     if (a !== "Successful") return `dependency apply actuation ${(a ?? "skipped").toLowerCase()}: ${cliUtilsId(dep)}`;
     const r = outcomes.reconciled(dep);
-    if (!o.dryRun && !o.noWait && r !== "Successful") return `dependency apply reconcile ${(r ?? "skipped").toLowerCase()}: ${cliUtilsId(dep)}`;
+    if (!o.dryRun && !o.noWait && r !== "Successful" && !o.notWaited?.(dep)) return `dependency apply reconcile ${(r ?? "skipped").toLowerCase()}: ${cliUtilsId(dep)}`;
   }
   return undefined;
 }

@@ -2,6 +2,7 @@
 // Pure: the object must already carry its live status; `now` is injected for the Pod rule.
 
 import type { KubeObject } from "../model/kube-object.js";
+import { mustComplete } from "../model/lifecycle-keys.js";
 import { groupOf } from "../model/ref.js";
 import { deletionHolds } from "./deletion-holds.js";
 import { MalformedStatusError, isRecord } from "./fields.js";
@@ -10,12 +11,15 @@ import { configConnectorStatus, isConfigConnectorGroup } from "./rules/config-co
 import { findKindRule } from "./rules/by-kind.js";
 import { checkGenericProperties, checkReadyCondition, isTerminating, terminating } from "./rules/generic.js";
 import { checkRuleGeneration, healthRuleStatus } from "./rules/health-rule.js";
+import { jobCompletionStatus } from "./rules/job.js";
 import type { ComputeStatusOptions, StatusResult } from "./types.js";
 
 /**
  * Order as kstatus: Terminating; generation not observed; Reconciling/Stalled conditions;
  * the kind's rule; the Ready condition; else Current. Config Connector groups use kpt's rules.
  * A health rule for the kind (opts.healthRules) replaces all of that after the generation check.
+ * A Job that must complete (its `kpt-ts.dev/wait: complete`, or opts.jobsMustComplete) is
+ * Current only once it has completed.
  * Never throws: an object whose fields have the wrong types is Unknown, with the reason.
  */
 export function computeStatus(obj: KubeObject, opts: ComputeStatusOptions = {}): StatusResult {
@@ -40,6 +44,8 @@ function computeKStatus(obj: KubeObject, opts: ComputeStatusOptions): StatusResu
     if (isConfigConnectorGroup(group)) return configConnectorStatus(obj);
     const generic = checkGenericProperties(obj);
     if (generic) return generic;
+    // A Job that must complete (docs/lifecycle.md) is not reconciled while it runs.
+    if (group === "batch" && obj.kind === "Job" && (opts.jobsMustComplete || mustComplete(obj))) return jobCompletionStatus(obj);
     const rule = findKindRule(group, obj.kind);
     if (rule) return rule(obj, { now });
     return checkReadyCondition(obj) ?? current("Resource is current");

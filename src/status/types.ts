@@ -30,6 +30,8 @@ export interface ComputeStatusOptions {
   now?: Date;
   /** The run's health rules (src/health/ compiles them); a matching rule replaces the kind's default rule. */
   healthRules?: HealthRuleLookup;
+  /** Every Job must complete to be Current (`--wait-for-jobs`, a hook), as `kpt-ts.dev/wait: complete` asks of one. */
+  jobsMustComplete?: boolean;
 }
 
 /** Finds the health rule for an object's apiVersion and kind, if any. */

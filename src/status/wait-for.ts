@@ -21,6 +21,11 @@ export interface WaitTarget {
   minGeneration?: number;
   /** For deletes: the uid we deleted; a new object with another uid means ours is gone. */
   uid?: string;
+  /** A Job that must complete to be Current (docs/lifecycle.md): Failed once it fails. */
+  complete?: boolean;
+  /** Its own timeout (`kpt-ts.dev/reconcile-timeout`), instead of the wait's; `timeoutNote` says so when it hits. */
+  timeoutMs?: number;
+  timeoutNote?: string;
 }
 
 export type WaitOutcome = "Successful" | "Failed" | "Timeout" | "Skipped";
@@ -62,7 +67,7 @@ export async function waitFor(cache: LiveCache, targets: WaitTarget[], opts: Wai
     // Applied, then gone: another run of the package (a destroy, a prune) or someone else deleted
     // it. It will not become Current; waiting for it would never end.
     if (!live) return { result: { status: "NotFound", message: "it was deleted after this run applied it (another run of this package, or someone else, deleted it): apply again" }, done: "Failed" };
-    const result = statusOfLive(live, now(), opts.statusOptions);
+    const result = statusOfLive(live, now(), t.complete ? { ...opts.statusOptions, jobsMustComplete: true } : opts.statusOptions);
     if (isReconciled(result.status, "Current", { liveGeneration: live?.metadata.generation, appliedGeneration: t.minGeneration })) return { result, done: "Successful" };
     if (result.status === "Failed") return { result, done: "Failed" };
     return { result };
@@ -105,6 +110,7 @@ export async function waitFor(cache: LiveCache, targets: WaitTarget[], opts: Wai
 
   await new Promise<void>((resolve) => {
     let finished = false;
+    let ownTimers: { clear(): void }[] = [];
     const recheck = (key: string) => {
       const p = pending.get(key);
       if (!p) return;
@@ -117,7 +123,8 @@ export async function waitFor(cache: LiveCache, targets: WaitTarget[], opts: Wai
       if (done) {
         pending.delete(key);
         outcomes.set(key, done);
-        emit({ type: "wait", ref: p.target.ref, status: done, ...(done === "Failed" ? { message: result.message } : {}) });
+        // A failure keeps what it was last seen waiting on (a failed Job's Pods are often gone by now).
+        emit({ type: "wait", ref: p.target.ref, status: done, ...(done === "Failed" ? { message: result.message, ...(p.reasons?.length ? { reasons: p.reasons } : {}) } : {}) });
         if (pending.size === 0) finish();
       }
     };
@@ -127,6 +134,7 @@ export async function waitFor(cache: LiveCache, targets: WaitTarget[], opts: Wai
       unsubscribe();
       clearInterval(ticker);
       timer?.clear();
+      for (const t of ownTimers) t.clear();
       opts.signal?.removeEventListener("abort", onAbort);
       if (rest) {
         for (const [key, p] of pending) {
@@ -172,7 +180,25 @@ export async function waitFor(cache: LiveCache, targets: WaitTarget[], opts: Wai
       explain();
       if (!finished && ++ticks % 2 === 0) progress();
     }, tickMs);
-    const timer = opts.timeoutMs ? setLongTimeout(() => finish("Timeout"), opts.timeoutMs) : undefined;
+    // An object's own timeout ends only its wait; the wait's own ends the others'.
+    const expire = (key: string) => {
+      const p = pending.get(key);
+      if (!p || finished) return;
+      pending.delete(key);
+      outcomes.set(key, "Timeout");
+      const waiting = describeWaitingFor(p.result, opts.desired);
+      const message = p.target.timeoutNote ? `${waiting}${waiting ? "; " : ""}${p.target.timeoutNote}` : waiting;
+      emit({ type: "wait", ref: p.target.ref, status: "Timeout", message, ...(p.reasons?.length ? { reasons: p.reasons } : {}) });
+      if (pending.size === 0) finish();
+    };
+    ownTimers = [...pending].filter(([, p]) => p.target.timeoutMs).map(([key, p]) => setLongTimeout(() => expire(key), p.target.timeoutMs!));
+    const hasOwn = ownTimers.length > 0;
+    const timer = opts.timeoutMs
+      ? setLongTimeout(() => {
+          if (!hasOwn) return finish("Timeout");
+          for (const [key, p] of [...pending]) if (!p.target.timeoutMs) expire(key);
+        }, opts.timeoutMs)
+      : undefined;
     const onAbort = () => finish("Skipped");
     opts.signal?.addEventListener("abort", onAbort, { once: true });
     if (opts.signal?.aborted) onAbort();

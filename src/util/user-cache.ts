@@ -1,11 +1,18 @@
 // Where kpt-ts keeps what it caches between runs (~/.cache/kpt-ts/<name>, or under
 // $XDG_CACHE_HOME), and the only way its caches touch the disk. A cache is trusted with what a
 // run sends to the cluster (parsed files, discovery) and even with code (V8's compiled code), so
-// it is used only where nobody else can have written it:
+// it is used only where nobody else can have written it, or can change what its path leads to:
 //
-// - the directory is owned by the current user and not writable by group or others, and no
-//   directory above it belongs to another user or is writable by others without the sticky bit
-//   (a shared HOME=/tmp, an XDG_CACHE_HOME or --cache-dir someone else created);
+// - the directory is owned by the current user and not writable by group or others;
+// - every directory above it (as named and as resolved) belongs to the user or to root and is
+//   writable by nobody else, except a directory owned by root with the sticky bit (/tmp), where
+//   nobody may rename or remove what another user made: the rule of ssh's StrictModes and
+//   kubectl-style checks, so a cache under TMPDIR works, but not under a directory a group shares
+//   (root:team 0775) or another user made (HOME=/tmp, an XDG_CACHE_HOME or --cache-dir they own);
+// - every link on the way (the directory itself given as a link, or a link above it) belongs to
+//   the user or to root: another user's link could be re-pointed while the run writes;
+// - after the check, the resolved path is the one used for everything (reads, writes, clean-ups,
+//   Node's compile cache), so nothing is looked up through a link again;
 // - each file read is opened without following a link, then checked (fstat) to be a regular
 //   file owned by the current user and not writable by group or others;
 // - each entry is written to a temporary file created exclusively (O_EXCL: a link planted under
@@ -31,48 +38,90 @@ export const MAX_CACHE_FILE_BYTES = 1024 * 1024 * 1024;
 const uid = (): number | undefined => process.getuid?.();
 
 /**
- * Why `dir` may not hold a cache, or undefined when it may (creating it, mode 0700, when
- * missing). The reason is a sentence for a `-v` note: `it belongs to uid 1000, not to you (uid 0)`.
+ * The directory to keep a cache in: `dir` resolved (created, mode 0700, when missing), to be used
+ * from then on instead of `dir`; or why it may not hold a cache, a sentence for a `-v` note:
+ * `it belongs to uid 1000, not to you (uid 0)`.
  */
-export function privateDirProblem(dir: string): string | undefined {
-  const me = uid();
-  if (me === undefined) return undefined; // no owners to compare (Windows)
+export function privateDir(dir: string): { dir: string } | { problem: string } {
   const abs = resolve(dir);
+  const me = uid();
+  if (me === undefined) return { dir: abs }; // no owners to compare (Windows)
+  // Nothing is created through another user's link or directory.
+  const before = namedPathProblem(abs, me, true);
+  if (before) return { problem: before };
   try {
     mkdirSync(abs, { recursive: true, mode: 0o700 });
   } catch (err) {
-    return `it cannot be created (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})`;
+    return { problem: `it cannot be created (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})` };
   }
+  // The path as named, before it is resolved: its links and the directories it passes through.
+  const named = namedPathProblem(abs, me, false);
+  if (named) return { problem: named };
   let real: string;
   let st: Stats;
   try {
     real = realpathSync(abs);
     st = lstatSync(real);
   } catch (err) {
-    return `it cannot be read (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})`;
+    return { problem: `it cannot be read (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})` };
   }
-  if (!st.isDirectory()) return "it is not a directory";
-  if (st.uid !== me) return `it belongs to uid ${st.uid}, not to you (uid ${me})`;
-  if (st.mode & 0o022) return `others may write to it (mode ${(st.mode & 0o777).toString(8)}): chmod go-w it`;
-  // The directories above it, both as named and as resolved: another user who owns one of them
-  // (or may write to one without the sticky bit) can swap what lies below.
-  for (const path of new Set([...ancestors(abs), ...ancestors(real)])) {
+  if (!st.isDirectory()) return { problem: "it is not a directory" };
+  if (st.uid !== me) return { problem: `it belongs to uid ${st.uid}, not to you (uid ${me})` };
+  if (st.mode & 0o022) return { problem: `others may write to it (mode ${(st.mode & 0o777).toString(8)}): chmod go-w it` };
+  for (const path of ancestors(real)) {
     let a: Stats;
     try {
       a = lstatSync(path);
     } catch {
+      return { problem: `${path} cannot be read` };
+    }
+    const problem = ancestorProblem(path, a, me);
+    if (problem) return { problem };
+  }
+  return { dir: real };
+}
+
+/**
+ * Each component of `abs` as named: a link must be the user's or root's (another user could
+ * re-point it), a directory above must pass ancestorProblem. `missingOk`: before the directory is
+ * made, a component not there yet is no problem.
+ */
+function namedPathProblem(abs: string, me: number, missingOk: boolean): string | undefined {
+  for (const path of [abs, ...ancestors(abs)]) {
+    let st: Stats;
+    try {
+      st = lstatSync(path);
+    } catch (err) {
+      if (missingOk && (err as NodeJS.ErrnoException).code === "ENOENT") continue;
       return `${path} cannot be read`;
     }
-    if (a.uid !== me && a.uid !== 0) return `${path} belongs to uid ${a.uid}, not to you (uid ${me}) or root`;
-    if (a.isDirectory() && a.mode & 0o002 && !(a.mode & 0o1000)) return `everyone may write to ${path} (mode ${(a.mode & 0o777).toString(8)}, no sticky bit)`;
+    if (st.isSymbolicLink()) {
+      if (st.uid !== me && st.uid !== 0) return `${path} is a link that belongs to uid ${st.uid}, not to you (uid ${me}) or root: it could be re-pointed while kpt-ts writes`;
+    } else if (path !== abs) {
+      const problem = ancestorProblem(path, st, me);
+      if (problem) return problem;
+    }
   }
   return undefined;
 }
 
 /**
+ * A directory above a cache: the user's or root's, and writable by nobody else, unless it is
+ * root's with the sticky bit (/tmp: others may add entries, but not rename or remove ours).
+ */
+function ancestorProblem(path: string, st: Stats, me: number): string | undefined {
+  if (st.uid !== me && st.uid !== 0) return `${path} belongs to uid ${st.uid}, not to you (uid ${me}) or root`;
+  if (!st.isDirectory() || !(st.mode & 0o022)) return undefined;
+  if (st.mode & 0o1000 && st.uid === 0) return undefined;
+  const who = st.mode & 0o002 ? "everyone" : `group ${st.gid}`;
+  const sticky = st.mode & 0o1000 ? "sticky, but not root's" : "no sticky bit";
+  return `${who} may write to ${path} (mode ${(st.mode & 0o7777).toString(8)}, ${sticky})`;
+}
+
+/**
  * For a cache another program reads by itself (Node's compile cache): what in `dir`, two levels
  * deep, is not a private file or directory of the user's (a link, someone else's, writable by
- * others). Undefined when all is; run after privateDirProblem(dir).
+ * others). Undefined when all is; run after privateDir(dir), on the directory it returned.
  */
 export function privateTreeProblem(dir: string, depth = 2): string | undefined {
   const me = uid();
@@ -228,8 +277,8 @@ export function removePendingTemporaries(): void {
 }
 
 /**
- * Writes an entry whole, then renames it into place. The directory must have passed
- * privateDirProblem; `file` is a name in it. The temporary file is created synchronously, so
+ * Writes an entry whole, then renames it into place. The directory must be one privateDir
+ * returned; `file` is a name in it. The temporary file is created synchronously, so
  * that it exists exactly when it is listed for removal at exit (an asynchronous create still in
  * flight at exit would outlive that removal).
  */

@@ -23,9 +23,10 @@ export interface BadInputCase {
   path?: string;
   /**
    * Where it is caught: "read" by readPackage; "prepare" by prepareObjects (needs the cluster's
-   * discovery, e.g. unknown kinds, scopes); "graph" by the dependency graph (depends-on).
+   * discovery, e.g. unknown kinds, scopes); "namespaces" by the read of the namespaces the
+   * package needs (plan/check-namespaces.ts); "graph" by the dependency graph (depends-on).
    */
-  stage: "read" | "prepare" | "graph";
+  stage: "read" | "prepare" | "namespaces" | "graph";
   error: "PackageError" | "UsageError";
   /** What the message must say: the file (relative to the package; "stdin"), its line, the object, the words. */
   expect: { file?: string; line?: number; object?: string; message: RegExp };
@@ -385,6 +386,31 @@ export const BAD_INPUT_CASES: BadInputCase[] = [
     error: "PackageError",
     expect: { file: "crd.yaml", line: 4, object: "CustomResourceDefinition/gadget.example.com", message: /must be spec\.names\.plural\+"\."\+spec\.group \("gadgets\.example\.com"\)/ },
   },
+  // --- data that is not a map of strings (issue 36: refused by the server after the inventory was written) ---
+  {
+    id: "data-boolean",
+    what: "a ConfigMap data value that is a boolean",
+    files: (ns) => ({ "flags.yaml": `apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: flags\n  namespace: ${ns}\ndata:\n  color: blue\n  enabled: true\n` }),
+    stage: "read",
+    error: "PackageError",
+    expect: { file: "flags.yaml", line: 8, object: "ConfigMap/flags", message: /data "enabled" must be a string, got boolean \(put it in quotes\): a ConfigMap's data holds only strings/ },
+  },
+  {
+    id: "stringdata-number",
+    what: "a Secret stringData value that is a number",
+    files: (ns) => ({ "db.yaml": `apiVersion: v1\nkind: Secret\nmetadata:\n  name: db\n  namespace: ${ns}\nstringData:\n  port: 5432\n` }),
+    stage: "read",
+    error: "PackageError",
+    expect: { file: "db.yaml", line: 7, object: "Secret/db", message: /stringData "port" must be a string, got number \(put it in quotes\): a Secret's stringData holds only strings/ },
+  },
+  {
+    id: "binarydata-list",
+    what: "a ConfigMap binaryData that is a list",
+    files: (ns) => ({ "bin.yaml": `apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: bin\n  namespace: ${ns}\nbinaryData:\n- aGVsbG8=\n` }),
+    stage: "read",
+    error: "PackageError",
+    expect: { file: "bin.yaml", line: 6, object: "ConfigMap/bin", message: /binaryData must be a map of strings, got a list/ },
+  },
   // --- duplicates ---
   {
     id: "duplicate",
@@ -409,7 +435,7 @@ export const BAD_INPUT_CASES: BadInputCase[] = [
     files: () => ({ [INVENTORY_FILE]: null }),
     stage: "read",
     error: "PackageError",
-    expect: { message: /Package uninitialized\. Please run "kpt live init .*" command/ },
+    expect: { message: /Package uninitialized: no ResourceGroup object was found in the package; run "kpt-ts live init .*" to add one/ },
   },
   {
     id: "two-inventories",
@@ -545,6 +571,23 @@ export const BAD_INPUT_CASES: BadInputCase[] = [
     alsoAbsent: (ns) => [{ resource: "clusterroles", name: `${ns}-reader` }],
   },
   // --- what only the cluster can tell ---
+  {
+    id: "namespace-missing",
+    what: "an object in a namespace that neither exists nor comes with the package (issue 36)",
+    files: (ns) => ({ "elsewhere.yaml": cm("elsewhere", `${ns}-missing`) }),
+    stage: "namespaces",
+    error: "PackageError",
+    expect: { file: "elsewhere.yaml", line: 5, object: "ConfigMap/elsewhere", message: /namespace "[^"]+-missing" does not exist in the cluster, and the package does not create it: create it \(kubectl create namespace [^)]+\), add a Namespace object for it to the package, or fix metadata\.namespace/ },
+    alsoAbsent: (ns) => [{ resource: "configmap", name: "elsewhere", namespace: `${ns}-missing` }],
+  },
+  {
+    id: "inventory-namespace-missing",
+    what: "an inventory in a namespace that neither exists nor comes with the package (issue 36; kpt: exit 1 at its first write)",
+    files: (ns) => ({ [INVENTORY_FILE]: resourceGroup(`${ns}-inv-missing`) }),
+    stage: "namespaces",
+    error: "PackageError",
+    expect: { file: INVENTORY_FILE, line: 5, object: "ResourceGroup/inventory-bad", message: /namespace "[^"]+-inv-missing" does not exist in the cluster, and the package does not create it/ },
+  },
   {
     id: "unknown-kind",
     what: "a kind the cluster does not serve (no CRD anywhere)",

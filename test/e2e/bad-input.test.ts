@@ -73,7 +73,7 @@ describe("the bad-input corpus through the CLI", () => {
   });
 
   // Every command that reads a package refuses it the same way (one case per stage that catches it).
-  const sample = ["yaml-tabs", "binary", "symlink-loop", "duplicate-defaulted", "unknown-kind", "dep-cycle", "dep-missing"].map((id) => BAD_INPUT_CASES.find((c) => c.id === id)!);
+  const sample = ["yaml-tabs", "binary", "symlink-loop", "duplicate-defaulted", "unknown-kind", "namespace-missing", "dep-cycle", "dep-missing"].map((id) => BAD_INPUT_CASES.find((c) => c.id === id)!);
   const commands = [["apply", "--dry-run"], ["apply", "--server-side"], ["diff"], ["destroy"], ["status"]];
   it.each(sample.map((c) => [c.id, c] as const))("%s: --dry-run, --server-side, diff, destroy and status refuse it too", async (_, c) => {
     for (const command of commands) {

@@ -3,7 +3,7 @@
 // `help <command path>`, and kpt's root flags (--truncate-output, --log-flush-frequency).
 import { spawnSync } from "node:child_process";
 import { readFileSync } from "node:fs";
-import { mkdtemp, writeFile } from "node:fs/promises";
+import { mkdir, mkdtemp, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
@@ -64,6 +64,27 @@ describe("the command line itself", () => {
     expect(r.stderr).toContain(`\n${usage}\n`);
   });
 
+  // Issue 36: status and destroy showed `kpt-ts live apply -` as their own --rg-file example.
+  it.each(["apply", "status", "destroy"])("live %s --help: --rg-file's example is of that command", async (command) => {
+    const r = await kptTs(["live", command, "--help"]);
+    expect(r.code, printed(r)).toBe(0);
+    const flag = r.stdout.slice(r.stdout.indexOf("--rg-file <file>"), r.stdout.indexOf("\n  -", r.stdout.indexOf("--rg-file <file>") + 1)).replace(/\s+/g, " ");
+    expect(flag).toContain(`kustomize build | kpt-ts live ${command} - --rg-file inventory.yaml`);
+  });
+
+  // Issue 36: the docs write flags as `--flag=value`; a typo there is suggested as in `--flag value`.
+  it.each([
+    [["live", "apply", "--reconcile-timout=2m", "."], "error: unknown option '--reconcile-timout=2m'", "(Did you mean --reconcile-timeout?)"],
+    [["live", "apply", "--reconcile-timout", "2m", "."], "error: unknown option '--reconcile-timout'", "(Did you mean --reconcile-timeout?)"],
+    [["live", "apply", "--dry-rn=true", "."], "error: unknown option '--dry-rn=true'", "(Did you mean --dry-run?)"],
+    [["live", "status", "--kubeconfg=/tmp/x", "."], "error: unknown option '--kubeconfg=/tmp/x'", "(Did you mean --kubeconfig?)"],
+    [["live", "diff", "--no-such-flag=1", "."], "error: unknown option '--no-such-flag=1'", "(run with --help for usage)"],
+  ])("%j: names the whole argument and suggests the nearest flag in either form (exit 2)", async (args, error, hint) => {
+    const r = await kptTs(args);
+    expect(r.code, printed(r)).toBe(2);
+    expect(r.stderr.split("\n").slice(0, 2)).toEqual([error, hint]);
+  });
+
   it.skipIf(!hasBinary("kpt"))("kpt's help exits 0 for an unknown topic too, its message on stderr", async () => {
     const r = await kpt(["help", "nope"]);
     expect(r.code).toBe(0);
@@ -106,6 +127,22 @@ describe("kpt's root flags", () => {
     }
   });
 
+  // Issue 36: README said where --help lists the connection flags; now it says both places.
+  it("the connection flags: under Options in `live --help` (as kpt's `live --help` lists them under Flags), under Global Flags in each live command's", async () => {
+    const section = (help: string, heading: string) => {
+      const at = help.indexOf(`\n${heading}:\n`);
+      return at < 0 ? "" : help.slice(at, help.indexOf("\n\n", at + 1));
+    };
+    const live = await kptTs(["live", "--help"]);
+    for (const flag of ["--kubeconfig <path>", "--context <name>", "-s, --server <address>", "--as <user>", "-n, --namespace <namespace>"]) {
+      expect(section(live.stdout, "Options"), flag).toContain(`  ${flag}`);
+      for (const command of ["apply", "status"]) expect(section((await kptTs(["live", command, "--help"])).stdout, "Global Flags"), `live ${command}: ${flag}`).toContain(`  ${flag}`);
+    }
+    const readme = readFileSync(join(REPO, "README.md"), "utf8");
+    expect(readme).toContain('lists them under "Global Flags" in its `--help`');
+    expect(readme).toContain('`kpt-ts live --help` lists them under "Options"');
+  });
+
   it.skipIf(!hasBinary("kpt"))("each live command's --help lists every flag kpt's lists", async () => {
     const flags = (help: string) => new Set([...help.matchAll(/^\s+(?:-\w, )?(--[a-z][a-z-]*)/gm)].map((m) => m[1]!));
     for (const command of ["init", "apply", "destroy", "status", "migrate", "install-resource-group"]) {
@@ -115,5 +152,23 @@ describe("kpt's root flags", () => {
       expect(missing, `live ${command}`).toEqual([]);
       expect(flags(theirs.stdout).size, `kpt live ${command} --help`).toBeGreaterThan(5);
     }
+  });
+});
+
+describe("-- ends the options (issue 35)", () => {
+  it("what follows it is the package path, even one that looks like a flag, as kpt reads it", async () => {
+    const dir = await mkdtemp(join(tmpdir(), "kpt-ts-dash-dash-"));
+    for (const name of ["-weird-dir", "--dry-run=false"]) {
+      await mkdir(join(dir, name));
+      // The directory was read as the package: it holds no inventory (kpt words it its own way).
+      const r = await kptTs(["live", "apply", "--", name], { cwd: dir });
+      expect(r.code, printed(r)).toBe(2);
+      expect(r.stderr).toContain(`run "kpt-ts live init ${name}" to add one`);
+      if (hasBinary("kpt")) expect((await kpt(["live", "apply", "--", name], { cwd: dir })).stderr).toContain("no ResourceGroup object was provided within the stream or package");
+    }
+    // Without --, it is an option.
+    const r = await kptTs(["live", "apply", "-weird-dir"], { cwd: dir });
+    expect(r.code, printed(r)).toBe(2);
+    expect(r.stderr).toContain("unknown option '-weird-dir'");
   });
 });

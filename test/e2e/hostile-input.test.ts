@@ -14,7 +14,7 @@ import { writeKubeconfig } from "../helpers/credentials.js";
 import { gzipBomb, sendJson, startFakeApiServer, startSilentListener } from "../helpers/fake-api-server.js";
 import { writePackage } from "../helpers/fixtures.js";
 import { deleteQuietly, getObject, randomSuffix, sleep } from "../helpers/objects.js";
-import { CLI, createNamespace, kptTs, kubeconfig, kubectl, REPO, waitUntil } from "../helpers/run.js";
+import { CLI, createNamespace, kptTs, kubeconfig, kubectl, kubectlJson, REPO, waitUntil } from "../helpers/run.js";
 import { widgetCrd } from "../helpers/scenario.js";
 
 const isRoot = process.getuid?.() === 0;
@@ -340,3 +340,76 @@ describe("values as kubectl sends them", () => {
   });
 });
 
+
+describe("kpt-ts.dev/ignore-fields paths that name no field of the object (issue 35)", () => {
+  // Each is bad input, refused with the file and line of the annotation before the cluster is
+  // touched: client-side and server-side apply, and live diff of both. Before, `data["__proto__"].x`
+  // made the apply send `"__proto__": {}`, a selector on `constructor` matched every list item, and
+  // the last-applied annotation was "left to other managers" while client-side apply rewrote it.
+  const BAD = [
+    { path: 'data["__proto__"].x', says: 'names "__proto__", which is not a field of the object' },
+    { path: "data.constructor", says: 'names "constructor", which is not a field of the object' },
+    { path: 'spec.template.spec.containers[constructor="function Object() { [native code] }"].image', says: 'names "constructor"' },
+    { path: 'metadata.annotations["kubectl.kubernetes.io/last-applied-configuration"]', says: "client-side apply's own record of what it applied" },
+  ];
+  const configMap = (ns: string, ignore?: string) =>
+    `apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: paths\n  namespace: ${ns}\n${ignore ? `  annotations:\n    kpt-ts.dev/ignore-fields: ${JSON.stringify(ignore)}\n` : ""}data:\n  x: "1"\n`;
+
+  it.each([
+    { mode: "client-side", flags: [] as string[] },
+    { mode: "server-side", flags: ["--server-side"] },
+  ])("are refused (exit 2, file:line) by $mode apply and live diff, and the live object is left as it was", async ({ flags }) => {
+    const ns = await createNamespace("e2e-hostile-paths");
+    cleanups.push(async () => void (await kubectl(["delete", "namespace", ns, "--wait=false"])));
+    const dir = await writePackage({ "rg.yaml": rg(ns), "cm.yaml": configMap(ns) });
+    const first = await kptTs(["live", "apply", ...flags, dir]);
+    expect(first.code, first.stdout + first.stderr).toBe(0);
+    const before = await kubectlJson(["get", "configmap", "paths", "-n", ns]);
+    for (const { path, says } of BAD) {
+      await writeFile(join(dir, "cm.yaml"), configMap(ns, path));
+      const line = configMap(ns, path).split("\n").findIndex((l) => l.includes("kpt-ts.dev/ignore-fields")) + 1;
+      for (const command of ["apply", "diff"]) {
+        const r = await kptTs(["live", command, ...flags, dir]);
+        expect(r.code, `${command} ${path}: ${r.stdout}${r.stderr}`).toBe(2);
+        expect(r.stderr, path).toContain(`cm.yaml:${line}`);
+        expect(r.stderr, path).toContain(says);
+      }
+    }
+    const after = await kubectlJson(["get", "configmap", "paths", "-n", ns]);
+    expect(after.metadata.resourceVersion).toBe(before.metadata.resourceVersion);
+    expect(after.data).toEqual({ x: "1" });
+  });
+});
+
+describe("a live last-applied annotation that is not valid JSON (issue 35)", () => {
+  // kubectl apply (and kpt) refuse such an object ("invalid JSON document", exit 1 / 3). kpt-ts
+  // reads it as missing, as kubectl reads a missing one: nothing the package dropped is removed,
+  // the apply writes a valid copy, and the run says so once, naming the object.
+  it("is said once, naming the object (apply and live diff); the apply goes on and writes a valid one", async () => {
+    const ns = await createNamespace("e2e-hostile-lastapplied");
+    cleanups.push(async () => void (await kubectl(["delete", "namespace", ns, "--wait=false"])));
+    const dir = await writePackage({ "rg.yaml": rg(ns), "cm.yaml": cm(ns, "hand-edited", { x: '"1"', dropped: '"1"' }) });
+    const first = await kptTs(["live", "apply", dir]);
+    expect(first.code, first.stdout + first.stderr).toBe(0);
+    const annotate = await kubectl(["annotate", "--overwrite", "configmap", "hand-edited", "-n", ns, "kubectl.kubernetes.io/last-applied-configuration={not json"]);
+    expect(annotate.code, annotate.stderr).toBe(0);
+    await writeFile(join(dir, "cm.yaml"), cm(ns, "hand-edited", { x: '"3"' }));
+    const warning = `[WARN] configmap/hand-edited (namespace ${ns}): its kubectl.kubernetes.io/last-applied-configuration annotation is not valid JSON, so it is read as missing`;
+
+    const diff = await kptTs(["live", "diff", dir]);
+    expect(diff.code, diff.stdout + diff.stderr).toBe(1);
+    expect(diff.stdout).toContain("its last-applied-configuration annotation is not valid JSON: read as missing");
+
+    const apply = await kptTs(["live", "apply", dir]);
+    expect(apply.code, apply.stdout + apply.stderr).toBe(0);
+    expect(apply.stderr.split(warning).length - 1).toBe(1);
+    expect(apply.stdout).toContain("configmap/hand-edited configured");
+    const live = await kubectlJson(["get", "configmap", "hand-edited", "-n", ns]);
+    expect(live.data).toEqual({ x: "3", dropped: "1" }); // not known to be the package's: kept
+    expect(JSON.parse(live.metadata.annotations["kubectl.kubernetes.io/last-applied-configuration"]).data).toEqual({ x: "3" });
+
+    const again = await kptTs(["live", "apply", dir]);
+    expect(again.code).toBe(0);
+    expect(again.stderr).not.toContain("last-applied-configuration");
+  });
+});

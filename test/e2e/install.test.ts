@@ -9,7 +9,7 @@
 // step), `npm pack` (which builds again), the git install (npm installs the build tools in a
 // temporary clone and builds once more); everything comes from npm's local cache when it is warm.
 import { execFileSync } from "node:child_process";
-import { existsSync, lstatSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -17,7 +17,7 @@ import { parse } from "yaml";
 import { writeKubeconfig } from "../helpers/credentials.js";
 import { writePackage } from "../helpers/fixtures.js";
 import { parseMarkdownPreview } from "../helpers/markdown.js";
-import { createNamespace, kptTs, kubeconfig, kubectl, REPO, run, type RunResult } from "../helpers/run.js";
+import { createNamespace, kptTs, kubeconfig, kubectl, kubectlJson, REPO, run, type RunResult } from "../helpers/run.js";
 import { configMap, docs, getObject, printed, readInventoryFile } from "../helpers/scenario.js";
 
 const work = mkdtempSync(join(tmpdir(), "kpt-ts-install-"));
@@ -171,6 +171,40 @@ describe("the GitHub Action (action.yml), from a clean checkout of the repositor
     expect(bad.steps.at(-1)!.stdout).toContain("::error::kpt-ts action: the mode input must be preview or apply, not 'deploy'");
     must(await kptTs(["live", "destroy", dir]), "live destroy");
   });
+
+  // Issue 35: what each input may hold, through the action's own steps.
+  it("uses the flags of every line of `flags`, takes a package whose directory begins with -, and never prints a bad mode that holds a workflow command", SLOW, async () => {
+    const ns = await createNamespace("e2e-action-inputs");
+    namespaces.push(ns);
+    const workspace = mkdtempSync(join(work, "workspace-"));
+    const dir = join(workspace, "-weird-pkg");
+    for (const [file, text] of Object.entries({ "app.yaml": docs(configMap("settings", ns, { mode: "first" })) })) {
+      mkdirSync(dir, { recursive: true });
+      writeFileSync(join(dir, file), text);
+    }
+    must(await kptTs(["live", "init", "--namespace", ns, dir]), "live init");
+    // A YAML `|` block: three lines, each with a flag.
+    const flags = `--kubeconfig ${kubeconfig()}\n--server-side\n--field-manager=action-lines\n`;
+    const applied = await runAction(clone, { package: "-weird-pkg", mode: "apply", flags }, workspace);
+    expect(applied.steps.map((s) => s.code), applied.steps.map(printed).join("\n")).toEqual([0, 0]);
+    expect(applied.outputs["exit-code"]).toBe("0");
+    const live = await kubectlJson(["get", "configmap", "settings", "-n", ns, "--show-managed-fields"]);
+    expect((live.metadata.managedFields as { manager: string; operation: string }[]).map((m) => `${m.manager} ${m.operation}`)).toContain("action-lines Apply");
+
+    const preview = await runAction(clone, { package: "-weird-pkg", mode: "preview", flags }, workspace);
+    expect(preview.outputs).toMatchObject({ changes: "false", "exit-code": "0" });
+    // Read as a flag, `--version` printed the version: changes=false, exit 0.
+    const asFlag = await runAction(clone, { package: "--version", mode: "preview", flags }, workspace);
+    expect(asFlag.steps.at(-1)!.code).toBe(2);
+    expect(asFlag.outputs.changes).toBe("");
+
+    const bad = await runAction(clone, { package: "-weird-pkg", mode: "deploy\n::add-mask::hunter2\n::error::pwned", flags }, workspace);
+    expect(bad.steps.at(-1)!.code).toBe(2);
+    const lines = bad.steps.flatMap((s) => `${s.stdout}${s.stderr}`.split("\n"));
+    expect(lines.filter((l) => /^\s*::/.test(l))).toEqual([expect.stringMatching(/^::error::kpt-ts action: the mode input must be preview or apply, not the value given \(\d+ characters, not shown/)]);
+    expect(lines.join("\n")).not.toMatch(/hunter2|pwned/);
+    must(await kptTs(["live", "destroy", dir]), "live destroy");
+  });
 });
 
 describe("npm pack of a clean clone, installed with production dependencies only", () => {
@@ -235,21 +269,28 @@ describe("npm pack of a clean clone, installed with production dependencies only
     expect(readdirSync(cache)).toHaveLength(1);
   });
 
-  it("exports the library by its name, with its types (`import { apply } from \"kpt-ts\"`)", async () => {
+  it("exports the library by its name, with its types (`import { apply } from \"kpt-ts\"`), README's example included", async () => {
     writeFileSync(
       join(installDir, "lib.ts"),
       [
-        'import { apply, plan, PackageError, type EngineEvent, type RunPlan } from "kpt-ts";',
+        'import { apply, plan, runOutcome, PackageError, type EngineEvent, type RunOutcome, type RunPlan, type RunFailure, type ExitCode } from "kpt-ts";',
         "const events: AsyncIterable<EngineEvent> = apply({ path: \"./pkg\" });",
         "const planned: Promise<RunPlan> = plan({ path: \"./pkg\" });",
+        "const outcome: Promise<RunOutcome> = runOutcome(events);",
+        "outcome.then((o) => { const code: ExitCode = o.exitCode; const f: RunFailure[] = o.failures; return [code, f, o.stats.apply.failed, o.error?.message]; }, () => {});",
         'console.log(typeof apply, typeof plan, PackageError.prototype instanceof Error, events !== undefined, planned !== undefined);',
         "planned.catch(() => {});",
         "",
       ].join("\n"),
     );
+    // README's library example, as written, in a module of its own (it awaits at the top level).
+    const readme = readFileSync(join(REPO, "README.md"), "utf8");
+    const example = /## As a library\n\n```ts\n([\s\S]*?)```/.exec(readme)?.[1];
+    expect(example, "README.md has a ts block under \"As a library\"").toBeDefined();
+    writeFileSync(join(installDir, "readme-example.mts"), example!);
     const tsc = await run(
       process.execPath,
-      [join(REPO, "node_modules", "typescript", "bin", "tsc"), "--noEmit", "--strict", "--module", "nodenext", "--moduleResolution", "nodenext", "--target", "es2022", "--types", "node", "--typeRoots", join(REPO, "node_modules", "@types"), "lib.ts"],
+      [join(REPO, "node_modules", "typescript", "bin", "tsc"), "--noEmit", "--strict", "--module", "nodenext", "--moduleResolution", "nodenext", "--target", "es2022", "--types", "node", "--typeRoots", join(REPO, "node_modules", "@types"), "lib.ts", "readme-example.mts"],
       { cwd: installDir },
     );
     expect(tsc.code, printed(tsc)).toBe(0);

@@ -1,7 +1,7 @@
 // The engine as a library: a TypeScript program imports `kpt-ts` by its package name (the
 // package's own `exports`, as a dependent project resolves it) and deploys without a CLI.
 import { afterAll, describe, expect, it } from "vitest";
-import { apply, destroy, plan, status, PackageError, type EngineEvent } from "kpt-ts";
+import { apply, destroy, plan, runOutcome, status, PackageError, type EngineEvent, type RunOutcome } from "kpt-ts";
 import { writePackage } from "../helpers/fixtures.js";
 import { createNamespace, kptTs, kubeconfig, kubectl } from "../helpers/run.js";
 import { configMap, deployment, docs, getObject, inventoryRefs, printed, ref } from "../helpers/scenario.js";
@@ -92,6 +92,38 @@ describe("import { apply, status, destroy } from \"kpt-ts\"", () => {
     await collect(apply({ path: last, kubeconfig: kubeconfig(), history: false }));
     expect(await getObject("configmaps", "extra", ns)).toBeUndefined();
     expect(await listed()).toHaveLength(2);
+  });
+
+  // Issue 36: a caller learns that a run failed without reading its events.
+  it("runOutcome: the CLI's exit code, the counts, each failed object, and the error that stopped a run early", async () => {
+    const ns = await createNamespace("e2e-lib-outcome");
+    namespaces.push(ns);
+    const rg = `apiVersion: kpt.dev/v1alpha1\nkind: ResourceGroup\nmetadata:\n  name: inv\n  namespace: ${ns}\n  labels: {cli-utils.sigs.k8s.io/inventory-id: outcome-${ns}}\n`;
+    // The server refuses the Service (an unknown type): the run goes on and ends with kpt's result code.
+    const bad = `apiVersion: v1\nkind: Service\nmetadata:\n  name: bad\n  namespace: ${ns}\nspec:\n  type: Bogus\n  ports: [{port: 80}]\n`;
+    const dir = await writePackage({ "rg.yaml": rg, "app.yaml": docs(configMap("settings", ns), bad) });
+    const seen: string[] = [];
+    const out: RunOutcome = await runOutcome(apply({ path: dir, kubeconfig: kubeconfig(), reconcileTimeoutMs: 60_000 }), { onEvent: (e) => seen.push(e.type) });
+    expect(out.exitCode).toBe(3);
+    expect(out.error).toBeUndefined();
+    expect(out.stats.apply).toMatchObject({ successful: 1, failed: 1, created: 1 });
+    expect(out.failures).toEqual([{ ref: { group: "", kind: "Service", namespace: ns, name: "bad" }, action: "apply", error: expect.stringMatching(/Unsupported value: "Bogus"/) }]);
+    expect(seen.at(-1)).toBe("summary");
+    // The CLI exits with the same code.
+    const cli = await kptTs(["live", "apply", dir]);
+    expect(cli.code, printed(cli)).toBe(out.exitCode);
+
+    // A run stopped before its first write: the error, with the CLI's exit code; nothing thrown.
+    const elsewhere = await writePackage({ "rg.yaml": rg, "app.yaml": configMap("settings", `${ns}-missing`) });
+    const stopped = await runOutcome(apply({ path: elsewhere, kubeconfig: kubeconfig() }));
+    expect(stopped.exitCode).toBe(2);
+    expect(stopped.error).toBeInstanceOf(PackageError);
+    expect(stopped.error?.message).toContain(`namespace "${ns}-missing" does not exist in the cluster`);
+    const cliStopped = await kptTs(["live", "apply", elsewhere]);
+    expect(cliStopped.code, printed(cliStopped)).toBe(stopped.exitCode);
+
+    const gone = await runOutcome(destroy({ path: dir, kubeconfig: kubeconfig() }));
+    expect([gone.exitCode, gone.stats.delete.successful, gone.failures]).toEqual([0, 1, []]);
   });
 
   it("throws the typed PackageError for a bad package, before touching the cluster", async () => {

@@ -140,7 +140,7 @@ describe.skipIf(!haveOpenssl)("an admission webhook that is not serving yet", ()
     const r = await kptTs(["live", "apply", "--reconcile-timeout=10s", dir]);
     const elapsed = Date.now() - started;
     expect(r.code, printed(r)).toBe(3);
-    expect(r.stdout).toMatch(new RegExp(`configmap/guarded apply failed: .*failed calling webhook "${hook.replace(/\./g, "\\.")}".*connection refused.*; admission webhook "${hook.replace(/\./g, "\\.")}" was still not reachable \\(connection refused\\) after retrying until the wave's reconcile timeout`));
+    expect(r.stdout).toMatch(new RegExp(`configmap/guarded apply failed: .*failed calling webhook "${hook.replace(/\./g, "\\.")}".*connection refused.*; admission webhook "${hook.replace(/\./g, "\\.")}" was still not reachable \\(connection refused\\) after retrying for 10s \\(--reconcile-timeout\\): check the webhook's Service and Pods, or raise --reconcile-timeout`));
     expect(r.stderr).toContain(`configmap/guarded waiting: admission webhook "${hook}" not reachable yet (connection refused)`);
     // Retried for the wave's timeout, not more.
     expect(elapsed).toBeGreaterThan(6_000);

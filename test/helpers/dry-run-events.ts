@@ -6,6 +6,7 @@ import type { ApplyEvent, EngineEvent } from "../../src/model/events.js";
 import type { KubeObject } from "../../src/model/kube-object.js";
 import type { ApplyPlan, PlannedApply, PlannedDelete, PlannedOperation } from "../../src/model/plan.js";
 import type { ObjRef } from "../../src/model/ref.js";
+import { applySteps } from "../../src/plan/plan-steps.js";
 
 export interface DryApply {
   ref: ObjRef;
@@ -40,14 +41,17 @@ export function dryRunEvents(o: { applies?: DryApply[]; deletes?: DryDelete[]; w
     dependencies: [],
   }));
   const deletes: PlannedDelete[] = (o.deletes ?? []).map((d) => ({ ref: d.ref, ...(d.live ? { live: d.live } : {}), decision: d.decision, ...(d.unreadable ? { unreadable: d.unreadable } : {}), wave: 0, dependents: [] }));
+  const applyWaves = o.waves?.apply ?? applies.map((a) => [a.ref]);
+  const deleteWaves = o.waves?.delete ?? (deletes.length ? [deletes.map((d) => d.ref)] : []);
   const plan: ApplyPlan = {
     command: "apply",
+    steps: applySteps({ installCrd: false, applyWaves, deleteWaves }, { dryRun: true }),
     inventory: { info: { name: "inv", namespace: "app", id: "inv-id", labels: {}, annotations: {}, origin: "resourcegroup", source: { file: "rg.yaml", line: 1 } }, ...(o.exists === false ? {} : { stored: { apiVersion: "kpt.dev/v1alpha1", kind: "ResourceGroup", metadata: { name: "inv" } } }), previous: [] },
     installCrd: false,
     applies,
-    applyWaves: o.waves?.apply ?? applies.map((a) => [a.ref]),
+    applyWaves,
     deletes,
-    deleteWaves: o.waves?.delete ?? (deletes.length ? [deletes.map((d) => d.ref)] : []),
+    deleteWaves,
     namespacesInUse: ["app"],
   };
   const events: EngineEvent[] = [{ type: "init", command: "apply", dryRun: "server", inventory: { name: "inv", namespace: "app", id: "inv-id" }, objects: [], plan }];

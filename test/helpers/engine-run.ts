@@ -4,6 +4,7 @@
 import { apply, destroy } from "../../src/index.js";
 import type { EngineOptions } from "../../src/engine/options.js";
 import type { EngineEvent, RunStats } from "../../src/model/events.js";
+import type { RunStep } from "../../src/model/plan.js";
 import { DEPENDS_ON_ANNOTATION as DEPENDS_ON } from "../../src/order/depends-on.js";
 import { formatDependsOnRef, refOf, type ObjRef } from "../../src/model/ref.js";
 import type { InventoryInfo, KubeObject, Package } from "../../src/model/kube-object.js";
@@ -113,6 +114,43 @@ export async function runDestroy(cluster: MemoryCluster, p: Package, o: EngineOp
 
 const name = (r: ObjRef) => `${r.kind}/${r.name}`;
 
+/**
+ * One line per planned step: `install-crd`, `inventory-add 4 objects after Namespace/app`,
+ * `apply 0: Namespace/app`, `wait 0 Current: Namespace/app`, `prune 3: Service/web`, ...
+ */
+export function describeSteps(steps: readonly RunStep[]): string[] {
+  const refs = (rs: readonly ObjRef[]) => rs.map(name).join(", ");
+  return steps.map((s) => {
+    switch (s.type) {
+      case "inventory-add":
+        return `inventory-add${s.refs ? ` ${s.refs.length} objects` : ""}${s.namespace ? ` after ${name(s.namespace)}` : ""}`;
+      case "apply":
+        return `apply ${s.wave}: ${refs(s.refs)}`;
+      case "wait":
+        return `wait ${s.wave} ${s.until}${s.timeoutMs ? ` ${s.timeoutMs}ms` : ""}: ${refs(s.refs)}`;
+      case "serve-kinds":
+        return `serve-kinds ${s.wave}: ${refs(s.crds)}`;
+      case "delete":
+        return `${s.action} ${s.wave}: ${refs(s.refs)}`;
+      case "hook-apply":
+        return `hook-apply ${s.phase} ${s.wave}: ${refs(s.refs)}`;
+      case "hook-wait":
+        return `hook-wait ${s.phase} ${s.wave}${s.timeoutMs ? ` ${s.timeoutMs}ms` : ""}: ${refs(s.refs)}`;
+      case "replace":
+        return `replace ${s.wave}: ${refs(s.refs)}`;
+      default:
+        return s.type;
+    }
+  });
+}
+
+/** The steps a run planned (its init event's plan). */
+export function plannedSteps(events: readonly EngineEvent[]): string[] {
+  const init = events.find((e) => e.type === "init");
+  if (init?.type !== "init" || !init.plan) throw new Error("the run has no plan");
+  return describeSteps(init.plan.steps);
+}
+
 function describeStats(s: RunStats): string {
   const a = s.apply;
   return [
@@ -150,6 +188,10 @@ export function describeEvents(events: EngineEvent[]): string[] {
         return [`warning ${e.message}`];
       case "waiting":
         return [];
+      case "hook":
+        return [`hook ${e.phase} ${e.action} ${e.status} ${name(e.ref)}${e.message ? `: ${e.message}` : ""}${e.reasons?.length ? ` [${e.reasons.map((r) => r.message).join("; ")}]` : ""}`];
+      case "replace":
+        return [`replace ${e.status} ${name(e.ref)}: ${e.reason}${e.error ? `: ${e.error}` : ""}`];
     }
   });
 }

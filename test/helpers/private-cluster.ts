@@ -3,10 +3,11 @@
 // beside the shared one, and two or three starting at once starved the shared cluster's
 // controllers (Deployments stuck at 0/1 for minutes) and raced for ports.
 
-import { mkdir, readFile, rm, writeFile } from "node:fs/promises";
+import { mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
+import { kubeconfigList, writeMergedKubeconfig, type ExtraContext } from "../../tools/cluster/kubeconfig-merge.js";
 import { alive, down, up, type ClusterState } from "../../tools/cluster/launcher.js";
 
 const LOCK = join(tmpdir(), "kpt-ts-private-cluster.lock");
@@ -48,4 +49,48 @@ export async function stopPrivateCluster(dir: string | undefined): Promise<void>
     const holder = Number(await readFile(join(LOCK, "pid"), "utf8").catch(() => ""));
     if (holder === process.pid) await rm(LOCK, { recursive: true, force: true });
   }
+}
+
+/** Several named private clusters for one test file (a fleet), each its own control plane. */
+export interface PrivateClusters {
+  /** By name: each kubeconfig's one context is named after its cluster. */
+  readonly clusters: ReadonlyMap<string, ClusterState>;
+  /** KUBECONFIG naming every cluster's own file, as a user merges them: `a:b:c`. */
+  readonly kubeconfigList: string;
+  /** One kubeconfig file holding every cluster's context, and `extra` ones (a closed port, ...). */
+  mergedKubeconfig(extra?: readonly ExtraContext[]): Promise<string>;
+  /** Stops every cluster started (the file's afterAll). */
+  stop(): Promise<void>;
+}
+
+/**
+ * Starts one private cluster per name, one after another (several control planes booting at
+ * once on two cores starve the shared cluster), holding the private-cluster lock for all of them
+ * until `stop`. A failed start stops what was started.
+ */
+export async function startPrivateClusters(names: readonly string[]): Promise<PrivateClusters> {
+  const root = await mkdtemp(join(tmpdir(), "kpt-ts-fleet-"));
+  const clusters = new Map<string, ClusterState>();
+  const stop = async () => {
+    try {
+      await Promise.all([...names].map((n) => down({ dir: join(root, n) })));
+    } finally {
+      await stopPrivateCluster(undefined);
+      await rm(root, { recursive: true, force: true });
+    }
+  };
+  await acquire();
+  try {
+    for (const name of names) clusters.set(name, (await up({ dir: join(root, name), name })).state);
+  } catch (err) {
+    await stop();
+    throw err;
+  }
+  let merged = 0;
+  return {
+    clusters,
+    kubeconfigList: kubeconfigList([...clusters.values()].map((c) => c.kubeconfig)),
+    mergedKubeconfig: (extra = []) => writeMergedKubeconfig(join(root, `merged-${++merged}.yaml`), [...clusters.values()].map((c) => c.kubeconfig), extra),
+    stop,
+  };
 }

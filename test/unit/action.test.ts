@@ -3,7 +3,9 @@
 // action) is the one package.json's `repository` names, and the action's scripts take outside
 // values only through env (an input pasted into a script could run as code).
 // Its steps run against the real cluster in test/e2e/install.test.ts.
-import { readdirSync, readFileSync } from "node:fs";
+import { spawnSync } from "node:child_process";
+import { existsSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { parse } from "yaml";
@@ -26,6 +28,71 @@ describe("action.yml", () => {
     }
     expect(Object.keys(action.inputs).sort()).toEqual(["flags", "mode", "package", "working-directory"]);
     expect(Object.keys(action.outputs).sort()).toEqual(["changes", "exit-code", "preview"]);
+  });
+});
+
+/**
+ * The `run` step's script as GitHub runs it (bash -e, the inputs in env, GITHUB_OUTPUT a file),
+ * with the built CLI and no cluster: every case here ends before one is needed.
+ */
+function runStep(inputs: { mode?: string; flags?: string; package?: string }): { code: number | null; stdout: string; stderr: string; outputs: string } {
+  const step = action.runs.steps.find((s) => s.run?.includes("KPT_TS_MODE"))!;
+  const temp = mkdtempSync(join(tmpdir(), "kpt-ts-action-step-"));
+  writeFileSync(join(temp, "step.sh"), step.run!);
+  writeFileSync(join(temp, "output"), "");
+  const r = spawnSync("bash", ["--noprofile", "--norc", "-eo", "pipefail", join(temp, "step.sh")], {
+    cwd: temp,
+    encoding: "utf8",
+    env: {
+      ...process.env,
+      KPT_TS_CLI: join(root, "dist", "cli.js"),
+      KPT_TS_MODE: inputs.mode ?? "preview",
+      KPT_TS_FLAGS: inputs.flags ?? "",
+      KPT_TS_PACKAGE: inputs.package ?? ".",
+      KUBECONFIG: join(temp, "absent-kubeconfig"),
+      GITHUB_ACTIONS: "true",
+      GITHUB_OUTPUT: join(temp, "output"),
+      GITHUB_STEP_SUMMARY: join(temp, "summary"),
+      RUNNER_TEMP: temp,
+    },
+  });
+  return { code: r.status, stdout: r.stdout, stderr: r.stderr, outputs: readFileSync(join(temp, "output"), "utf8") };
+}
+
+/** Lines a runner would read as workflow commands, other than the step's own ::error:: line. */
+const workflowCommands = (text: string) => text.split("\n").filter((l) => /^\s*::/.test(l) && !l.startsWith("::error::kpt-ts action: "));
+
+// Issue 35: what each input may hold.
+describe.skipIf(!existsSync(join(root, "dist", "cli.js")))("the action's run step, with the inputs as GitHub passes them (run npm run build first)", () => {
+  it("uses the flags of every line of `flags` (a YAML | block), not the first line's alone", () => {
+    const r = runStep({ flags: "--server-side\n--no-such-flag" });
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain("unknown option '--no-such-flag'");
+    const tabs = runStep({ flags: "--server-side\t--no-such-flag-either\n" });
+    expect(tabs.stderr).toContain("unknown option '--no-such-flag-either'");
+  });
+
+  it("refuses a bad mode without printing it when it could hold a workflow command", () => {
+    const mode = "deploy\n::add-mask::hunter2\n::error title=x::pwned";
+    const r = runStep({ mode });
+    expect(r.code).toBe(2);
+    const all = `${r.stdout}${r.stderr}`;
+    expect(workflowCommands(all)).toEqual([]);
+    expect(all).not.toContain("hunter2");
+    expect(all).not.toContain("pwned");
+    expect(r.stdout).toContain(`::error::kpt-ts action: the mode input must be preview or apply, not the value given (${mode.length} characters, not shown`);
+    // A plain word is still named, to help with a typo.
+    expect(runStep({ mode: "Preview" }).stdout).toContain("::error::kpt-ts action: the mode input must be preview or apply, not 'Preview'");
+  });
+
+  it("passes a package beginning with - as a directory, never as a flag", () => {
+    // Read as a flag, `--version` printed the version and the step said changes=false, exit 0.
+    for (const mode of ["preview", "apply"]) {
+      const r = runStep({ mode, package: "--version" });
+      expect(r.code, `${mode}: ${r.stdout}${r.stderr}`).toBe(2);
+      expect(r.stderr).toContain('package directory "--version" does not exist');
+      expect(r.outputs).not.toContain("changes=");
+    }
   });
 });
 

@@ -91,6 +91,25 @@ describe("the module map (docs/architecture.md)", () => {
   });
 });
 
+/**
+ * Outside cluster/, only these call the cluster's write verbs: the writer (every package object)
+ * and the inventory's and the change history's own storage.
+ */
+const WRITERS = ["apply/writer.ts", "inventory/cluster-inventory.ts", "history/cluster-history.ts"];
+
+describe("writes to the cluster", () => {
+  it("go through the writer, or the inventory's and history's storage", () => {
+    // A call of a write verb on anything named like a cluster: `cluster.apply(`, `ctx.cluster.delete(`.
+    const verb = /\b\w*[cC]luster\??\.(create|patch|apply|update|updateStatus|delete)\(/g;
+    const offenders = files.flatMap((f) => {
+      const rel = relative(SRC, f);
+      if (folderOf(f) === "cluster" || WRITERS.includes(rel)) return [];
+      return [...readFileSync(f, "utf8").matchAll(verb)].map((m) => `${rel}: ${m[0]}`);
+    });
+    expect(offenders).toEqual([]);
+  });
+});
+
 /** Strongly connected components with more than one member (Tarjan). */
 function cycles(g: Map<string, string[]>): string[][] {
   const index = new Map<string, number>();

@@ -8,6 +8,7 @@ import { afterAll, describe, expect, it } from "vitest";
 import { graphIssuesError } from "../../src/order/graph-issues.js";
 import { orderWaves } from "../../src/order/graph.js";
 import { prepareObjects } from "../../src/plan/prepare-objects.js";
+import { refuseMissingNamespaces } from "../../src/plan/check-namespaces.js";
 import type { Cluster, Scope } from "../../src/cluster/types.js";
 import { PackageError, UsageError, formatIssue } from "../../src/model/errors.js";
 import { readPackage } from "../../src/object/read-package.js";
@@ -30,7 +31,7 @@ const SCOPES: Record<string, Scope> = {
   "apiextensions.k8s.io/CustomResourceDefinition": "Cluster",
 };
 
-/** Only discovery is needed before the first write; anything else would be a write (or a read) too early. */
+/** Only discovery and the namespaces are needed before the first write; anything else would be a write (or a read) too early. */
 function discoveryOnly(c: BadInputCase): Cluster {
   const enforced = c.args?.(NS).includes("-n") ?? false;
   const refuse = (): never => {
@@ -43,7 +44,8 @@ function discoveryOnly(c: BadInputCase): Cluster {
     scopeOf: async (group, kind) => SCOPES[`${group}/${kind}`],
     serves: async () => refuse(),
     resetDiscovery: () => undefined,
-    get: refuse,
+    // Whether a namespace exists: the one read allowed before the checks are done (only NS does).
+    get: async (ref) => (ref.kind === "Namespace" && ref.group === "" ? (ref.name === NS ? { apiVersion: "v1", kind: "Namespace", metadata: { name: NS } } : undefined) : refuse()),
     list: refuse,
     create: refuse,
     patch: refuse,
@@ -60,6 +62,7 @@ function discoveryOnly(c: BadInputCase): Cluster {
 /** The checks `live apply` makes before its first write, in its order. */
 async function checkBeforeWriting(pkg: Package, cluster: Cluster): Promise<void> {
   const prepared = await prepareObjects(pkg, cluster, pkg.inventory.id);
+  await refuseMissingNamespaces(prepared, pkg.inventory, cluster);
   const ordered = orderWaves(prepared.map((po) => ({ ref: refOf(po.object), object: po.object })));
   if (ordered.issues.length) throw graphIssuesError(ordered.issues, prepared);
 }

@@ -7,6 +7,7 @@ import { join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
 import { commandSpecs, type CommandLike, type OptionLike, type ValueCompletion } from "../../src/completion/command-spec.js";
 import { bashCompletion, fishCompletion, zshCompletion } from "../../src/completion/completion-script.js";
+import { offerable } from "../../src/commands/complete-names.js";
 
 /** A commander option; `value`: what its flag spec says to offer for its value. */
 const opt = (flags: string, value?: ValueCompletion | "hidden") => {
@@ -45,6 +46,27 @@ describe("commandSpecs", () => {
   it("completes help's words as command paths", () => {
     expect(specs.find((s) => s.path === "help")!.subcommands).toEqual(["live", "completion"]);
     expect(specs.find((s) => s.path === "help live")!.subcommands).toEqual(["apply", "diff"]);
+  });
+});
+
+describe("offerable: the names `live __names` prints, one a line", () => {
+  it.each<[unknown, boolean]>([
+    ["ns-one", true],
+    ["$(touch /tmp/x)", true],
+    ["a b;c*'\"`", true],
+    ["arn:aws:eks:eu-west-1:1:cluster/x", true],
+    ["naïve", true],
+    ["", false],
+    ["two\nlines", false],
+    ["carriage\rreturn", false],
+    ["tab\tseparated", false],
+    ["nul\u0000byte", false],
+    ["escape\u001b[31m", false],
+    ["c1\u009bcontrol", false],
+    [42, false],
+    [undefined, false],
+  ])("%j -> %s", (name, expected) => {
+    expect(offerable(name)).toBe(expected);
   });
 });
 

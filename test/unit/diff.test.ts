@@ -318,3 +318,28 @@ describe("formatChangeSetText", () => {
     expect(formatChangeDiff({ ...base, operation: "update", error: "denied" })).toEqual([]);
   });
 });
+
+describe("diffs print YAML that keeps its types when pasted into a package (issue 36)", () => {
+  it.each([
+    ["yes", '"yes"'],
+    ["on", '"on"'],
+    ["No", '"No"'],
+    ["2026-01-01", '"2026-01-01"'],
+    ["1_000", '"1_000"'],
+    ["true", '"true"'],
+    ["blue", "blue"],
+  ])("the string %s is printed as %s", (value, printed) => {
+    const before = cm(`{flag: "x"}`);
+    const after = { ...before, data: { flag: value } } as KubeObject;
+    const lines = formatChangeDiff({ ref: refOf(before), operation: "update", before, after });
+    expect(lines).toContain(`+  flag: ${printed}`);
+    // Read back as kubectl reads a manifest (YAML 1.1), the printed value is the string again.
+    expect(parse(`flag: ${printed}`, { version: "1.1" })).toEqual({ flag: value });
+  });
+
+  it("a key YAML 1.1 reads as a boolean is quoted too", () => {
+    const before = cm(`{}`);
+    const after = { ...before, data: { n: "1" } } as KubeObject;
+    expect(formatChangeDiff({ ref: refOf(before), operation: "update", before, after })).toContain('+  "n": "1"');
+  });
+});

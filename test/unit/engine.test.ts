@@ -7,9 +7,9 @@ import { describe, expect, it } from "vitest";
 import type { EngineOptions } from "../../src/engine/options.js";
 import type { EngineEvent } from "../../src/model/events.js";
 import { statsFailed } from "../../src/model/run-tally.js";
-import { ClusterError } from "../../src/model/errors.js";
+import { ClusterError, PackageError, formatIssue } from "../../src/model/errors.js";
 import { collectChangeSet } from "../../src/diff/change-set.js";
-import { runApply as runEngine } from "../../src/engine/run-apply.js";
+import { runApply as runEngine } from "../../src/engine/run.js";
 import { OWNING_INVENTORY_ANNOTATION } from "../../src/model/inventory-keys.js";
 import { lastAppliedValue } from "../../src/apply/csa/last-applied.js";
 import { refsOfResourceGroup } from "../../src/inventory/resource-group.js";
@@ -24,6 +24,7 @@ import {
   namespace,
   ownedBy,
   pkg,
+  plannedSteps,
   pod,
   rollOutDeployments,
   runApply,
@@ -83,6 +84,8 @@ interface Scenario {
   given: () => Promise<MemoryCluster>;
   run: (cluster: MemoryCluster) => Promise<{ events: EngineEvent[]; error?: unknown }>;
   want: string[];
+  /** The steps the run planned (describeSteps), in order. */
+  steps?: string[];
   /** What the cluster holds afterwards. */
   then?: (cluster: MemoryCluster) => void;
 }
@@ -112,6 +115,17 @@ const scenarios: Scenario[] = [
     name: "a first apply installs the inventory CRD, records the inventory, applies wave by wave and waits for each wave to reconcile",
     given: async () => freshCluster({ withNamespace: false }),
     run: apply(app),
+    steps: [
+      "install-crd",
+      "inventory-add 4 objects after Namespace/app",
+      "apply 0: Namespace/app",
+      "wait 0 Current: Namespace/app",
+      "apply 1: ConfigMap/config, Service/web",
+      "wait 1 Current: ConfigMap/config, Service/web",
+      "apply 2: Deployment/web",
+      "wait 2 Current: Deployment/web",
+      "inventory-set",
+    ],
     want: [
       "init apply: Apply Namespace/app, Apply ConfigMap/config, Apply Service/web, Apply Deployment/web",
       "Inventory Started",
@@ -157,6 +171,16 @@ const scenarios: Scenario[] = [
       expect(c.writes().slice(before)).toEqual([]);
       return r;
     },
+    steps: [
+      "inventory-add",
+      "apply 0: Namespace/app",
+      "wait 0 Current: Namespace/app",
+      "apply 1: ConfigMap/config, Service/web",
+      "wait 1 Current: ConfigMap/config, Service/web",
+      "apply 2: Deployment/web",
+      "wait 2 Current: Deployment/web",
+      "inventory-set",
+    ],
     want: [
       "init apply: Apply Namespace/app, Apply ConfigMap/config, Apply Service/web, Apply Deployment/web",
       "Inventory Started",
@@ -232,6 +256,18 @@ const scenarios: Scenario[] = [
     name: "an object dropped from the package is pruned after the applies, and waited for until gone",
     given: () => appliedCluster(app),
     run: apply(pkg(namespace(), cm, web)),
+    steps: [
+      "inventory-add",
+      "apply 0: Namespace/app",
+      "wait 0 Current: Namespace/app",
+      "apply 1: ConfigMap/config",
+      "wait 1 Current: ConfigMap/config",
+      "apply 2: Deployment/web",
+      "wait 2 Current: Deployment/web",
+      "prune 3: Service/web",
+      "wait 3 NotFound: Service/web",
+      "inventory-set",
+    ],
     want: [
       "init apply: Apply Namespace/app, Apply ConfigMap/config, Apply Deployment/web, Prune Service/web",
       "Inventory Started",
@@ -467,6 +503,7 @@ const scenarios: Scenario[] = [
     name: "a reconcile timeout: the object times out, what depends on it is skipped",
     given: async () => new MemoryCluster().seed(namespace()),
     run: apply(inApp(slow, afterSlow), { reconcileTimeoutMs: 150 }),
+    steps: ["install-crd", "inventory-add 2 objects", "apply 0: Deployment/slow", "wait 0 Current 150ms: Deployment/slow", "apply 1: ConfigMap/after-slow", "wait 1 Current 150ms: ConfigMap/after-slow", "inventory-set"],
     want: [
       "init apply: Apply Deployment/slow, Apply ConfigMap/after-slow",
       "Inventory Started",
@@ -535,6 +572,15 @@ const scenarios: Scenario[] = [
       return c;
     },
     run: destroy(app),
+    steps: [
+      "delete 0: Deployment/web",
+      "wait 0 NotFound: Deployment/web",
+      "delete 1: Service/web, ConfigMap/config",
+      "wait 1 NotFound: Service/web, ConfigMap/config",
+      "delete 2: Namespace/app",
+      "wait 2 NotFound: Namespace/app",
+      "inventory-delete",
+    ],
     want: [
       "init destroy: Delete Deployment/web, Delete Service/web, Delete ConfigMap/config, Delete Namespace/app",
       "Delete Started 0",
@@ -640,6 +686,16 @@ const scenarios: Scenario[] = [
     name: "a prune the server refuses (403) fails, and what the refused object depended on is kept: dependent delete actuation failed",
     given: async () => (await appliedCluster(inApp(cm, first, second))).forbid({ verb: "delete", kind: "ConfigMap", name: "second" }),
     run: apply(inApp(cm)),
+    steps: [
+      "inventory-add",
+      "apply 0: ConfigMap/config",
+      "wait 0 Current: ConfigMap/config",
+      "prune 1: ConfigMap/second",
+      "wait 1 NotFound: ConfigMap/second",
+      "prune 2: ConfigMap/first",
+      "wait 2 NotFound: ConfigMap/first",
+      "inventory-set",
+    ],
     want: [
       "init apply: Apply ConfigMap/config, Prune ConfigMap/second, Prune ConfigMap/first",
       "Inventory Started",
@@ -715,6 +771,16 @@ const scenarios: Scenario[] = [
     name: "a CRD and its custom resource: the resource waits a wave for its CRD to be established and served",
     given: async () => freshCluster(),
     run: apply(inApp(widget, widgetCrd)),
+    steps: [
+      "install-crd",
+      "inventory-add 2 objects",
+      "apply 0: CustomResourceDefinition/widgets.example.com",
+      "wait 0 Current: CustomResourceDefinition/widgets.example.com",
+      "serve-kinds 0: CustomResourceDefinition/widgets.example.com",
+      "apply 1: Widget/w",
+      "wait 1 Current: Widget/w",
+      "inventory-set",
+    ],
     want: [
       "init apply: Apply CustomResourceDefinition/widgets.example.com, Apply Widget/w",
       "Inventory Started",
@@ -821,9 +887,48 @@ const scenarios: Scenario[] = [
     ],
   },
   {
+    name: "the plan no longer holds when its object is pruned (another inventory took it after the plan was made): the delete is decided again, kpt's way, and skipped",
+    given: () => appliedCluster(inApp(cm, first)),
+    run: (c) =>
+      runApply(c, inApp(cm), {
+        confirm: async () => {
+          await c.patch(refOf(first), { metadata: { annotations: { [OWNING_INVENTORY_ANNOTATION]: "theirs" } } }, "merge");
+          await new Promise((r) => setTimeout(r, 50));
+        },
+      }),
+    want: [
+      "init apply: Apply ConfigMap/config, Prune ConfigMap/first",
+      "Inventory Started",
+      "Inventory Finished",
+      "Apply Started 0",
+      "apply Successful unchanged ConfigMap/config",
+      "Apply Finished 0",
+      "Wait Started 0",
+      "status Current ConfigMap/config",
+      "wait Successful ConfigMap/config",
+      "Wait Finished 0",
+      "Prune Started 1",
+      'prune Skipped ConfigMap/first: inventory policy prevented actuation (strategy: Delete, status: NoMatch, policy: MustMatch): it belongs to inventory "theirs"; remove it from one of the two packages, or take it over with --inventory-policy=force-adopt',
+      "Prune Finished 1",
+      "Wait Started 1",
+      "wait Skipped ConfigMap/first",
+      "Wait Finished 1",
+      "Inventory Started",
+      "Inventory Finished",
+      "summary apply 1ok 0skip 0fail (0 created, 0 configured, 1 unchanged), prune 0/1/0, delete 0/0/0, wait 1ok 1skip 0fail 0timeout",
+    ],
+    then: (c) => expect(c.peek(refOf(first))?.metadata.annotations?.[OWNING_INVENTORY_ANNOTATION]).toBe("theirs"),
+  },
+  {
     name: "--dry-run=server of a package that brings its Namespace and CRD: what the server cannot preview yet is shown as the package has it, and says so",
     given: async () => freshCluster({ withNamespace: false }),
     run: apply(pkg(namespace(), cm, widgetCrd, widget), { dryRun: "server" }),
+    steps: [
+      "inventory-add",
+      "apply 0: Namespace/app, CustomResourceDefinition/widgets.example.com",
+      "apply 1: ConfigMap/config, Widget/w",
+      "inventory-set",
+    ],
     want: [
       "init apply dry-run=server: Apply Namespace/app, Apply CustomResourceDefinition/widgets.example.com, Apply ConfigMap/config, Apply Widget/w",
       "Inventory Started",
@@ -854,7 +959,13 @@ const scenarios: Scenario[] = [
         expect(c.writes().slice(writes).filter((w) => !w.dryRun)).toEqual([]);
         return r;
       },
-      want: [
+      steps: [
+      "inventory-add",
+      "apply 0: ConfigMap/config, Deployment/web",
+      "prune 1: ConfigMap/first",
+      "inventory-set",
+    ],
+    want: [
       `init apply dry-run=${dryRun}: Apply ConfigMap/config, Apply Deployment/web, Prune ConfigMap/first`,
       "Inventory Started",
       "Inventory Finished",
@@ -874,10 +985,11 @@ const scenarios: Scenario[] = [
 ];
 
 describe("engine on the in-memory cluster: exact event sequences", () => {
-  it.each(scenarios)("$name", async ({ given, run, want, then }) => {
+  it.each(scenarios)("$name", async ({ given, run, want, steps, then }) => {
     const cluster = await given();
     const r = await run(cluster);
     if (r.error) throw r.error;
+    if (steps) expect(plannedSteps(r.events)).toEqual(steps);
     expect(describeEvents(r.events)).toEqual(want);
     then?.(cluster);
   });
@@ -907,12 +1019,45 @@ describe("diff, dry-run and apply read one plan", () => {
 });
 
 describe("the inventory's namespace", () => {
-  it("missing, and not in the package: the run stops before the first apply and says so", async () => {
+  it("missing, and not in the package: bad input before the first write, naming the first object in it and the inventory (issue 36)", async () => {
     const c = freshCluster({ withNamespace: false });
     const r = await runApply(c, inApp(cm));
-    expect(r.error).toBeInstanceOf(ClusterError);
-    expect((r.error as Error).message).toBe('cannot store the inventory in namespace "app": it does not exist');
-    expect(exists(c, cm)).toBe(false);
+    expect(r.error).toBeInstanceOf(PackageError);
+    expect((r.error as PackageError).issues.map(formatIssue)).toEqual([
+      'config.yaml:1: ConfigMap/config: namespace "app" does not exist in the cluster, and the package does not create it (2 objects of the package are in it): create it (kubectl create namespace app), add a Namespace object for it to the package, or fix metadata.namespace',
+    ]);
+    expect(c.writes()).toEqual([]);
+    // A dry run tells the same: its apply would fail.
+    const dry = await runApply(c, inApp(cm), { dryRun: "server" });
+    expect(dry.error).toBeInstanceOf(PackageError);
+  });
+
+  it("an object's namespace missing, the inventory's there: the object is named; a Namespace in the package is enough", async () => {
+    const c = freshCluster();
+    const elsewhere = configMap("elsewhere", { namespace: "nope" });
+    const r = await runApply(c, inApp(cm, elsewhere));
+    expect((r.error as PackageError).issues.map(formatIssue)).toEqual([
+      'elsewhere.yaml:1: ConfigMap/elsewhere: namespace "nope" does not exist in the cluster, and the package does not create it: create it (kubectl create namespace nope), add a Namespace object for it to the package, or fix metadata.namespace',
+    ]);
+    expect(c.writes()).toEqual([]);
+    const ok = await runApply(c, inApp(namespace("nope"), cm, elsewhere));
+    expect(ok.error).toBeUndefined();
+    expect(exists(c, elsewhere)).toBe(true);
+  });
+
+  it("a namespace this identity may not read is left to the server", async () => {
+    const c = freshCluster().forbid({ verb: "get", kind: "Namespace" });
+    const r = await runApply(c, inApp(cm));
+    expect(r.error).toBeUndefined();
+  });
+
+  it("in the package and missing: applied once, before the inventory, and reported in its wave", async () => {
+    // Namespaces are polled, not watched: the run's cache has not seen the namespace it created
+    // when wave 0 comes (before, wave 0 created it a second time, and was refused).
+    const c = freshCluster({ withNamespace: false }).forbid({ verb: "watch", kind: "Namespace" });
+    const r = await runApply(c, pkg(namespace(), cm), { pollPeriodMs: 5_000 });
+    expect(describeEvents(r.events).filter((l) => l.startsWith("apply "))).toEqual(["apply Successful created Namespace/app", "apply Successful created ConfigMap/config"]);
+    expect(c.writes().filter((w) => w.ref.kind === "Namespace").map((w) => w.verb)).toEqual(["create"]);
   });
 });
 

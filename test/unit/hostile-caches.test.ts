@@ -4,7 +4,7 @@
 // however many files the cache holds. Tests that need another user chown a planted cache to
 // `nobody` (65534); they are skipped, with a message, when not run as root.
 import { spawnSync } from "node:child_process";
-import { chmodSync, chownSync, cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, statSync, symlinkSync, utimesSync, writeFileSync } from "node:fs";
+import { chmodSync, chownSync, cpSync, existsSync, lchownSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, statSync, symlinkSync, utimesSync, writeFileSync } from "node:fs";
 import { mkdtemp, readdir, readFile, realpath, stat, utimes, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
@@ -14,7 +14,14 @@ import { filesIn } from "../helpers/fixtures.js";
 import { cleanUpDaily, parseCacheFor } from "../../src/object/parse-cache.js";
 import { readPackage } from "../../src/object/read-package.js";
 import { parseYamlDocuments } from "../../src/object/yaml-documents.js";
-import { privateDirProblem, readEntry, writeEntry } from "../../src/util/user-cache.js";
+import { diskCacheFor } from "../../src/cluster/disk-cache.js";
+import { privateDir, readEntry, writeEntry } from "../../src/util/user-cache.js";
+
+/** Why the directory may not hold a cache (undefined: it may). */
+const privateDirProblem = (dir: string) => {
+  const r = privateDir(dir);
+  return "problem" in r ? r.problem : undefined;
+};
 
 const root = join(import.meta.dirname, "..", "..");
 const dist = join(root, "dist");
@@ -124,6 +131,48 @@ describe("a private cache directory", () => {
     expect(privateDirProblem(mine)).toBe(`it belongs to uid ${NOBODY}, not to you (uid 0)`);
   });
 
+  // Issue 35: the link someone else owns, and directories a group may write.
+  it.skipIf(!isRoot)("is refused through a link another user owns, even to the user's own private directory", () => {
+    const top = mkdtempSync(join(tmpdir(), "kpt-ts-hostile-dir-"));
+    const victim = join(top, "victim-private");
+    mkdirSync(victim, { mode: 0o700 });
+    symlinkSync(victim, join(top, "theirs"));
+    lchownSync(join(top, "theirs"), NOBODY, NOBODY);
+    expect(privateDirProblem(join(top, "theirs"))).toBe(`${join(top, "theirs")} is a link that belongs to uid ${NOBODY}, not to you (uid 0) or root: it could be re-pointed while kpt-ts writes`);
+    // A link of theirs higher up, too.
+    mkdirSync(join(victim, "kpt-ts"));
+    expect(privateDirProblem(join(top, "theirs", "kpt-ts"))).toMatch(new RegExp(`^${join(top, "theirs")} is a link that belongs to uid ${NOBODY}`));
+    // The user's own link is followed, and the resolved directory is the one to use from then on.
+    symlinkSync(victim, join(top, "mine"));
+    expect(privateDir(join(top, "mine"))).toEqual({ dir: realpathSync(victim) });
+  });
+
+  it("is refused under a directory a group may write (root:team 0775), unless it is root's with the sticky bit (/tmp)", () => {
+    const top = mkdtempSync(join(tmpdir(), "kpt-ts-hostile-dir-"));
+    const under = (name: string, mode: number) => {
+      mkdirSync(join(top, name));
+      chmodSync(join(top, name), mode);
+      return join(top, name, "kpt-ts", "parsed");
+    };
+    expect(privateDirProblem(under("team", 0o775))).toBe(`group ${statSync(top).gid} may write to ${join(top, "team")} (mode 775, no sticky bit)`);
+    expect(privateDirProblem(under("everyone", 0o777))).toBe(`everyone may write to ${join(top, "everyone")} (mode 777, no sticky bit)`);
+    expect(existsSync(join(top, "team", "kpt-ts"))).toBe(false); // nothing made under it
+    if (isRoot) {
+      expect(privateDirProblem(under("tmp-like", 0o1777))).toBeUndefined(); // root's, sticky: /tmp
+      expect(privateDirProblem(under("team-sticky", 0o1775))).toBeUndefined();
+      const theirsSticky = under("theirs-sticky", 0o1777);
+      chownSync(join(top, "theirs-sticky"), NOBODY, NOBODY);
+      expect(privateDirProblem(theirsSticky)).toBe(`${join(top, "theirs-sticky")} belongs to uid ${NOBODY}, not to you (uid 0) or root`);
+    }
+    // A link of the user's own to such a directory: the resolved path's directories are checked too.
+    const target = under("team-target", 0o775);
+    symlinkSync(join(top, "team-target"), join(top, "link-to-team"));
+    chmodSync(join(top, "team-target"), 0o755);
+    mkdirSync(target, { recursive: true });
+    chmodSync(join(top, "team-target"), 0o775);
+    expect(privateDirProblem(join(top, "link-to-team", "kpt-ts", "parsed"))).toMatch(/^group \d+ may write to .*team-target \(mode 775, no sticky bit\)$/);
+  });
+
   it("reads a file only when it is a regular file of the user's that nobody else may write", async () => {
     const dir = await mkdtemp(join(tmpdir(), "kpt-ts-hostile-dir-"));
     await writeFile(join(dir, "ok"), "ok", { mode: 0o600 });
@@ -151,6 +200,80 @@ describe("a private cache directory", () => {
     await writeEntry(entry, "the entry");
     expect(await readFile(victim, "utf8")).toBe("the victim's file\n");
     expect(await readFile(entry, "utf8")).toBe("the entry");
+  });
+});
+
+/**
+ * Where a cache may not live (issue 35): a link another user owns, to the user's own private
+ * directory (they could re-point it while the run writes), and a directory under one a group may
+ * write; and where it may: the user's own link to that private directory.
+ */
+function badPlaces(): { victim: string; theirLink: string; team: string; myLink: string } {
+  const top = mkdtempSync(join(tmpdir(), "kpt-ts-hostile-places-"));
+  const victim = join(top, "victim");
+  mkdirSync(victim, { mode: 0o700 });
+  symlinkSync(victim, join(top, "theirs"));
+  if (isRoot) lchownSync(join(top, "theirs"), NOBODY, NOBODY);
+  mkdirSync(join(top, "team"));
+  chmodSync(join(top, "team"), 0o775);
+  symlinkSync(victim, join(top, "mine"));
+  return { victim, theirLink: join(top, "theirs"), team: join(top, "team", "cache"), myLink: join(top, "mine") };
+}
+const THEIR_LINK = new RegExp(`is a link that belongs to uid ${NOBODY}, not to you \\(uid 0\\) or root`);
+const TEAM = /group \d+ may write to .*team \(mode 775, no sticky bit\)/;
+
+describe("every cache, through another user's link or under a directory a group may write (issue 35)", () => {
+  it.skipIf(!isRoot || !existsSync(join(dist, "cli.js")))("the code cache (Node's compile cache on Node 22.1 and later) is not used there, -v says why, and nothing is written", { timeout: 60_000 }, () => {
+    const p = badPlaces();
+    const run = (dir: string) => spawnSync(process.execPath, [join(dist, "cli.js"), "--help", "-v"], { encoding: "utf8", env: { ...process.env, KPT_TS_CODE_CACHE: dir } });
+    const viaLink = run(p.theirLink);
+    expect(viaLink.status).toBe(0);
+    expect(viaLink.stderr).toContain(`kpt-ts: not using the code cache in ${p.theirLink}: ${p.theirLink} is a link that belongs to uid ${NOBODY}`);
+    const underTeam = run(p.team);
+    expect(underTeam.status).toBe(0);
+    expect(underTeam.stderr).toMatch(new RegExp(`kpt-ts: not using the code cache in ${p.team}: ${TEAM.source}`));
+    expect(filesIn(p.victim)).toEqual([]);
+    expect(existsSync(p.team)).toBe(false);
+    // The user's own link: used, and what is kept lands in the directory it resolved to.
+    const mine = run(p.myLink);
+    expect(mine.stderr).toBe("");
+    expect(filesIn(p.victim).length).toBeGreaterThan(0);
+  });
+
+  it.skipIf(!isRoot)("the parse cache is not used there, and says why", async () => {
+    const p = badPlaces();
+    for (const [dir, why] of [
+      [p.theirLink, THEIR_LINK],
+      [p.team, TEAM],
+    ] as const) {
+      const notes: string[] = [];
+      expect(parseCacheFor({ KPT_TS_PARSE_CACHE: dir }, { onUnusable: (m) => notes.push(m) })).toBeUndefined();
+      expect(notes).toEqual([expect.stringMatching(why)]);
+    }
+    expect(filesIn(p.victim)).toEqual([]);
+    const mine = parseCacheFor({ KPT_TS_PARSE_CACHE: p.myLink })!.open("/pkg");
+    mine.write(TEXT, parseYamlDocuments(TEXT).snapshot!()!);
+    await mine.save();
+    expect(filesIn(p.victim).filter((f) => f.endsWith(".json"))).toHaveLength(1);
+  });
+
+  it.skipIf(!isRoot)("the discovery cache is not used there, and says why", async () => {
+    const p = badPlaces();
+    for (const [dir, why] of [
+      [p.theirLink, THEIR_LINK],
+      [p.team, TEAM],
+    ] as const) {
+      const notes: string[] = [];
+      const cache = diskCacheFor("https://10.0.0.1:6443", { KPT_TS_HTTP_CACHE: dir }, undefined, { onUnusable: (m) => notes.push(m) })!;
+      await cache.write("discovery /apis", { etag: '"e1"', body: "{}" });
+      expect(await cache.read("discovery /apis")).toBeUndefined();
+      expect(notes).toEqual([expect.stringMatching(why)]);
+    }
+    expect(filesIn(p.victim)).toEqual([]);
+    const mine = diskCacheFor("https://10.0.0.1:6443", { KPT_TS_HTTP_CACHE: p.myLink })!;
+    await mine.write("discovery /apis", { etag: '"e1"', body: "{}" });
+    expect(await mine.read("discovery /apis")).toEqual({ etag: '"e1"', body: "{}" });
+    expect(filesIn(p.victim)).toHaveLength(1);
   });
 });
 

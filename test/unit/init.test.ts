@@ -89,7 +89,7 @@ describe("planInit refusals", () => {
       name: "an inventory in the Kptfile, with the command that moves it unchanged",
       files: { Kptfile: "apiVersion: kpt.dev/v1\nkind: Kptfile\nmetadata:\n  name: pkg\ninventory:\n  namespace: bar\n  name: inv-1\n  inventoryID: abc-123\n", "a.yaml": cm("a", "foo") },
       message:
-        'pkg/Kptfile:5: Kptfile: Inventory information has already been added to the package Kptfile object. To move it into resourcegroup.yaml unchanged, run "kpt live init --force --name inv-1 --namespace bar --inventory-id abc-123" (a new name or id would lose track of the objects already applied).',
+        'pkg/Kptfile:5: Kptfile: Inventory information has already been added to the package Kptfile object. To move it into resourcegroup.yaml unchanged, run "kpt-ts live init --force --name inv-1 --namespace bar --inventory-id abc-123" (a new name or id would lose track of the objects already applied).',
     },
     {
       name: "an --rg-file that holds something else, even with --force",

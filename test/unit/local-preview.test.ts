@@ -11,6 +11,8 @@ import { planClientSideApply } from "../../src/apply/csa/plan-csa.js";
 import type { PatchSchema } from "../../src/apply/csa/patch-schema.js";
 import { localPreviewNote, previewPlannedWrite, previewServerSide } from "../../src/apply/local-preview.js";
 import { appliedByManager, projectFields } from "../../src/apply/ssa-local.js";
+import { previewMigratedLocally } from "../../src/apply/ssa-migration.js";
+import { MemoryCluster } from "../helpers/memory-cluster.js";
 import { LAST_APPLIED_ANNOTATION, type KubeObject } from "../../src/model/kube-object.js";
 
 const loadDoc = (file: string): unknown => JSON.parse(readFileSync(new URL(`./fixtures/openapi/${file}`, import.meta.url), "utf8"));
@@ -105,6 +107,13 @@ describe("a server-side apply previewed locally", () => {
     expect(appliedByManager(live, "nobody")).toEqual({});
   });
 
+  it("reads own fields only: fieldsV1 keys a server sent as f:__proto__ or f:constructor reach no inherited member (issue 35)", () => {
+    const fields = JSON.parse('{"f:data":{"f:__proto__":{"f:x":{}},"f:constructor":{},"f:color":{}}}');
+    const got = projectFields(fields, { data: { color: "blue" } });
+    expect(JSON.stringify(got)).toBe('{"data":{"color":"blue"}}');
+    expect(Object.getPrototypeOf((got as any).data)).toBe(Object.prototype);
+  });
+
   it("projects list items by key", () => {
     const fields = { "f:spec": { "f:ports": { 'k:{"port":80,"protocol":"TCP"}': { ".": {}, "f:port": {} } } } };
     expect(projectFields(fields, { spec: { ports: [{ port: 80, protocol: "TCP", name: "http" }, { port: 90, protocol: "TCP" }] } })).toEqual({ spec: { ports: [{ port: 80 }] } });
@@ -152,5 +161,75 @@ describe("localPreviewNote", () => {
       expect(note).toMatch(/defaulting/);
       expect(note).toContain(serverSide ? "field manager" : "last-applied annotation");
     }
+  });
+});
+
+describe("a server-side apply previewed locally after a client-side apply (issue 36)", () => {
+  const serviceSchema = patchSchemaFor(loadDoc("api__v1.json"), { group: "", version: "v1", kind: "Service" })!;
+  /** The Service as the package has it (v1 applied client-side; v2 previewed server-side). */
+  const svc = (labels: Record<string, string>, spec: Record<string, unknown> = {}): KubeObject => ({
+    apiVersion: "v1",
+    kind: "Service",
+    metadata: { name: "web", namespace: "app", labels },
+    spec: { selector: { app: "web" }, ports: [{ name: "http", port: 80 }], ...spec },
+  });
+  /**
+   * As the server keeps it after kubectl-client-side-apply created it: the defaults it filled in
+   * (type, sessionAffinity, a port's protocol and targetPort), all owned by the client-side
+   * applier, which also owns the last-applied annotation.
+   */
+  function createdClientSide(applied: KubeObject): KubeObject {
+    const stored = withLastApplied(applied);
+    const spec = stored.spec as Record<string, unknown>;
+    return {
+      ...stored,
+      metadata: {
+        ...stored.metadata,
+        uid: "u1",
+        resourceVersion: "7",
+        managedFields: [
+          {
+            manager: "kubectl-client-side-apply",
+            operation: "Update",
+            apiVersion: "v1",
+            fieldsType: "FieldsV1",
+            fieldsV1: {
+              "f:metadata": { "f:annotations": { ".": {}, [`f:${LAST_APPLIED_ANNOTATION}`]: {} }, "f:labels": Object.fromEntries(Object.keys(applied.metadata.labels ?? {}).map((k) => [`f:${k}`, {}])) },
+              "f:spec": {
+                "f:internalTrafficPolicy": {},
+                "f:ports": { ".": {}, 'k:{"port":80,"protocol":"TCP"}': { ".": {}, "f:name": {}, "f:port": {}, "f:protocol": {}, "f:targetPort": {} } },
+                "f:selector": {},
+                "f:sessionAffinity": {},
+                "f:type": {},
+              },
+            },
+          },
+        ],
+      },
+      spec: { ...spec, clusterIP: "10.0.0.7", internalTrafficPolicy: "Cluster", ports: [{ name: "http", port: 80, protocol: "TCP", targetPort: 80 }], sessionAffinity: "None", type: "ClusterIP" },
+    };
+  }
+  const preview = (desired: KubeObject, live: KubeObject) =>
+    previewMigratedLocally(new MemoryCluster().seed(live), { group: "", kind: "Service", namespace: "app", name: "web" }, desired, "kubectl", { release: [], leftAlone: [], schema: serviceSchema });
+
+  it("keeps what the server filled in, which the client-side applier owns but never sent: the server fills it in again", async () => {
+    const live = createdClientSide(svc({ app: "web" }));
+    const got = await preview(svc({ app: "web" }), live);
+    expect(got?.spec).toEqual(live.spec);
+    expect(got?.metadata.labels).toEqual({ app: "web" });
+  });
+
+  it("removes what the client-side applier sent and the package dropped, as the migrated apply removes it", async () => {
+    const live = createdClientSide(svc({ app: "web", tier: "front" }));
+    const got = await preview(svc({ app: "web" }), live);
+    expect(got?.metadata.labels).toEqual({ app: "web" });
+    expect(got?.spec).toEqual(live.spec);
+  });
+
+  it("the package's changes win", async () => {
+    const live = createdClientSide(svc({ app: "web" }));
+    const got = await preview(svc({ app: "web" }, { sessionAffinity: "ClientIP" }), live);
+    expect((got?.spec as Record<string, unknown>).sessionAffinity).toBe("ClientIP");
+    expect((got?.spec as Record<string, unknown>).type).toBe("ClusterIP");
   });
 });

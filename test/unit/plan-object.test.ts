@@ -8,7 +8,7 @@ import { describe, expect, it } from "vitest";
 import fc from "fast-check";
 import { lastAppliedBytes, lastAppliedValue, withLastApplied } from "../../src/apply/csa/last-applied.js";
 import { patchSchemaFor } from "../../src/apply/csa/patch-schema.js";
-import { leftAloneRules, parseFieldPaths, releasedManagedFields, withoutFields, ownedLeftAlone } from "../../src/apply/left-alone.js";
+import { leftAloneRules, parseFieldPaths, releasedManagedFields, withFieldsOf, withoutFields, ownedLeftAlone } from "../../src/apply/left-alone.js";
 import { MAX_ANNOTATIONS_BYTES, storedAnnotationBytes } from "../../src/apply/stored-annotations.js";
 import { planNote } from "../../src/diff/change-set.js";
 import { decideObject, needsMergeSchema, settleRemovalPatch, type ObjectPlanOptions } from "../../src/plan/plan-object.js";
@@ -120,9 +120,36 @@ describe("kpt-ts.dev/ignore-fields and kpt-ts.dev/create-only: the rules", () =>
     { name: "the object's name", annotations: { "kpt-ts.dev/ignore-fields": "metadata.name" }, problem: /names the object/ },
     { name: "the inventory annotation", annotations: { "kpt-ts.dev/ignore-fields": 'metadata.annotations["config.k8s.io/owning-inventory"]' }, problem: /which inventory owns the object/ },
     { name: "create-only not a boolean", annotations: { "kpt-ts.dev/create-only": "yes" }, problem: /must be "true" or "false"/ },
+    // Issue 35: the members every JavaScript object inherits are no field of the object.
+    { name: "a __proto__ key", annotations: { "kpt-ts.dev/ignore-fields": 'data["__proto__"].x' }, problem: /names "__proto__", which is not a field of the object/ },
+    { name: "a bare __proto__ step", annotations: { "kpt-ts.dev/ignore-fields": "spec.__proto__" }, problem: /names "__proto__"/ },
+    { name: "a constructor key", annotations: { "kpt-ts.dev/ignore-fields": "spec.constructor.name" }, problem: /names "constructor"/ },
+    { name: "a prototype key", annotations: { "kpt-ts.dev/ignore-fields": 'spec["prototype"]' }, problem: /names "prototype"/ },
+    { name: "a selector on constructor", annotations: { "kpt-ts.dev/ignore-fields": 'spec.template.spec.containers[constructor="function Object() { [native code] }"].image' }, problem: /names "constructor"/ },
+    { name: "a selector on __proto__", annotations: { "kpt-ts.dev/ignore-fields": "spec.template.spec.containers[__proto__=x]" }, problem: /names "__proto__"/ },
+    { name: "the last-applied annotation", annotations: { "kpt-ts.dev/ignore-fields": 'metadata.annotations["kubectl.kubernetes.io/last-applied-configuration"]' }, problem: /client-side apply's own record/ },
   ])("refuses $name", ({ annotations, problem }) => {
     const { problems } = leftAloneRules(deployment(1, annotations as unknown as Record<string, string>));
     expect(problems.join("\n")).toMatch(problem);
+  });
+
+  it("accepts a selector's value that names an inherited member: it is only text to compare", () => {
+    expect(leftAloneRules(deployment(1, { "kpt-ts.dev/ignore-fields": "spec.template.spec.containers[name=constructor].image" })).problems).toEqual([]);
+  });
+
+  it("walks own fields only: a field and a list item named like an inherited member are the object's own, nothing else is reached", () => {
+    const obj = JSON.parse('{"data":{"keep":"1"},"spec":{"items":[{"name":"a","v":1},{"name":"b","v":2}]}}');
+    // A selector compares own fields: no item has an own toString, whatever the text.
+    const paths = (parseFieldPaths('spec.items[name=a].v, spec.items[toString="function toString() { [native code] }"].v') as { paths: any }).paths;
+    expect(withoutFields(obj, paths)).toEqual({ data: { keep: "1" }, spec: { items: [{ name: "a" }, { name: "b", v: 2 }] } });
+    // Paths the parser refuses, built by hand: the walks themselves reach no inherited member
+    // either, so nothing is sent that the package does not hold (a dry run sent "__proto__": {}).
+    const inherited = [{ text: 'data["__proto__"].x', steps: [{ key: "data" }, { key: "__proto__" }, { key: "x" }] }];
+    expect(JSON.stringify(withFieldsOf({ data: {} }, { data: {} }, inherited))).toBe('{"data":{}}');
+    expect(JSON.stringify(withoutFields({ data: {} }, inherited))).toBe('{"data":{}}');
+    const ctor = [{ text: "spec.items[constructor=...]", steps: [{ key: "spec" }, { key: "items" }, { field: "constructor", value: String(Object) }] }];
+    expect(withoutFields(obj, ctor)).toEqual(obj);
+    expect(releasedManagedFields([{ manager: "kpt-ts", operation: "Apply", fieldsV1: { "f:data": { "f:x": {} } } }] as any, "kpt-ts", inherited)).toBeUndefined();
   });
 
   it("withoutFields drops the named fields and list items, leaving the input as it was", () => {
@@ -189,6 +216,22 @@ describe("an HPA's replicas left alone (kpt-ts.dev/ignore-fields: spec.replicas)
     expect(d.operation).toBe("update");
     expect((d.sent as any).spec.replicas).toBeUndefined();
     expect(d.leftAlone).toEqual({ fields: ["spec.replicas"], release: ["spec.replicas"] });
+  });
+});
+
+describe("switching to server-side apply: the migration of client-side field ownership is the plan's", () => {
+  // kubectl's client-side applier owns the last-applied annotation: what csaupgrade migrates.
+  const csaEntry = { manager: "kubectl-client-side-apply", operation: "Update", fieldsV1: { "f:metadata": { "f:annotations": { "f:kubectl.kubernetes.io/last-applied-configuration": {} } }, "f:spec": { "f:replicas": {} } } };
+  const ssaEntry = { manager: "kpt-ts", operation: "Apply", fieldsV1: { "f:spec": { "f:replicas": {} } } };
+  const applied = (entries: object[]) => storedCsa(withLastApplied(deployment(2)), (o) => (o.metadata.managedFields = entries));
+  it.each([
+    { name: "applied client-side, now server-side: update, migrated first", live: applied([csaEntry]), options: SSA, migrate: true },
+    { name: "applied server-side before: update, nothing to migrate", live: applied([ssaEntry]), options: SSA, migrate: false },
+    { name: "client-side again: nothing to migrate", live: applied([csaEntry]), options: CSA, migrate: false },
+  ])("$name", ({ live, options, migrate }) => {
+    const d = decideObject(deployment(3), live, apps, options);
+    expect(d.operation).toBe("update");
+    expect(d.migrate === true).toBe(migrate);
   });
 });
 
@@ -278,5 +321,35 @@ describe("a client-side patch that only adds zero values the server omits (Argo 
     const d = decideObject(changed, live, undefined, CSA);
     expect(d.csa).toMatchObject({ op: "patch" });
     expect((d.csa as { serverMaySettle?: true }).serverMaySettle).toBeUndefined();
+  });
+});
+
+// Issue 35: a live last-applied annotation that cannot be read is read as missing, and said.
+describe("a live last-applied annotation that is not a configuration", () => {
+  const live = (lastApplied: string) =>
+    storedCsa(withLastApplied(deployment(2)), (o) => {
+      o.metadata.annotations["kubectl.kubernetes.io/last-applied-configuration"] = lastApplied;
+      o.spec.template.spec.containers[0].env = [{ name: "DROPPED", value: "1" }];
+    });
+
+  it.each([
+    { name: "not JSON", value: "{not json", problem: "is not valid JSON" },
+    { name: "JSON, not an object", value: '"a string"', problem: "is not a JSON object" },
+  ])("$name: the object is updated as if it had none (nothing is removed), and the plan says why", ({ value, problem }) => {
+    const d = decideObject(deployment(3), live(value), apps, CSA);
+    expect(d.operation).toBe("update");
+    expect(d.lastAppliedUnreadable).toBe(problem);
+    const after: any = (d.csa as { preview: KubeObject }).preview;
+    expect(after.spec.replicas).toBe(3);
+    expect(after.spec.template.spec.containers[0].env).toEqual([{ name: "DROPPED", value: "1" }]); // not known to be ours: kept
+    expect(JSON.parse(after.metadata.annotations["kubectl.kubernetes.io/last-applied-configuration"]).spec.replicas).toBe(3);
+    expect(planNote({ ...d, ref: { group: "apps", kind: "Deployment", namespace: "ns", name: "web" } } as unknown as PlannedApply)).toContain(`its last-applied-configuration annotation ${problem}: read as missing`);
+  });
+
+  it("a readable one, or none, is said nothing of; the secret-holding text is never quoted", () => {
+    expect(decideObject(deployment(3), live(withLastApplied(deployment(2)).metadata.annotations!["kubectl.kubernetes.io/last-applied-configuration"]!), apps, CSA).lastAppliedUnreadable).toBeUndefined();
+    const none = storedCsa(deployment(2), (o) => delete o.metadata.annotations["kubectl.kubernetes.io/last-applied-configuration"]);
+    expect(decideObject(deployment(3), none, apps, CSA).lastAppliedUnreadable).toBeUndefined();
+    expect(decideObject(deployment(3), live('{"data":{"password":"c2VjcmV0"'), apps, CSA).lastAppliedUnreadable).toBe("is not valid JSON");
   });
 });

@@ -245,7 +245,7 @@ const cases: Case[] = [
     name: "no inventory tells the user to run live init",
     files: { "a.yaml": cm("a") },
     objects: ["ConfigMap/a@pkg/a.yaml:1"],
-    issues: ['Package uninitialized. Please run "kpt live init pkg" command'],
+    issues: ['Package uninitialized: no ResourceGroup object was found in the package; run "kpt-ts live init pkg" to add one'],
   },
   {
     name: "no inventory is fine when none is required (live init)",
@@ -275,7 +275,7 @@ const cases: Case[] = [
     name: "a nested package's ResourceGroup is neither applied nor the inventory",
     files: { "a.yaml": cm("a"), "sub/Kptfile": "apiVersion: kpt.dev/v1\nkind: Kptfile\nmetadata:\n  name: sub\n", "sub/rg.yaml": RG, "sub/b.yaml": cm("b") },
     objects: ["ConfigMap/a@pkg/a.yaml:1", "ConfigMap/b@pkg/sub/b.yaml:1"],
-    issues: ['Package uninitialized. Please run "kpt live init pkg"'],
+    issues: ['run "kpt-ts live init pkg"'],
   },
   {
     name: "every issue of the package at once, in file order",
@@ -337,7 +337,10 @@ describe("analyzePackage", () => {
       annotations: { team: "web" },
       origin: "resourcegroup",
       source: { file: "pkg/rg.yaml", line: 1 },
+      namespaceLine: expect.any(Function),
     });
+    // where metadata.namespace is written, found when asked: a missing namespace is reported at it
+    expect(result.inventory?.namespaceLine?.()).toBe(5);
   });
 
   it("finds the lines of metadata.namespace and depends-on for later checks", () => {

@@ -4,7 +4,7 @@
 import { describe, expect, it } from "vitest";
 import { apiErrorFrom, webhookUnavailableOf, WebhookUnavailableError } from "../../src/cluster/api-error.js";
 import { retryDelayMs } from "../../src/cluster/retry-policy.js";
-import { retryWhileWebhookUnavailable, webhookRetryDelayMs, webhookWaits } from "../../src/apply/webhook-retry.js";
+import { describeRetryLimit, retryWhileWebhookUnavailable, webhookRetryDelayMs, webhookWaits } from "../../src/apply/webhook-retry.js";
 import type { WaitingEvent } from "../../src/model/events.js";
 
 const status = (code: number, message: string) => JSON.stringify({ kind: "Status", apiVersion: "v1", status: "Failure", message, reason: code === 500 ? "InternalError" : "BadRequest", code });
@@ -86,5 +86,18 @@ describe("webhookWaits", () => {
     retry.report(undefined);
     expect(events.map((e) => e.pending.map((p) => p.message))).toEqual([['admission webhook "validate.demo.kpt-ts.dev" not reachable yet (connection refused)'], []]);
     expect(events[0]).toMatchObject({ wave: 1, total: 3, timeoutMs: 60_000 });
+  });
+});
+
+describe("the limit the message that gives up names (issue 36: it said 2m when --reconcile-timeout=8s was given)", () => {
+  it.each([
+    [8_000, "8s (--reconcile-timeout)"],
+    [90_000, "1m30s (--reconcile-timeout)"],
+    [5_400_000, "1h30m (--reconcile-timeout)"],
+    [500, "500ms (--reconcile-timeout)"],
+    [undefined, "2m (the limit without --reconcile-timeout)"],
+  ])("%s ms: %s", (timeoutMs, text) => {
+    expect(describeRetryLimit(timeoutMs)).toBe(text);
+    expect(webhookWaits({ wave: 0, total: 1, timeoutMs, emit: () => undefined })({ group: "", kind: "ConfigMap", namespace: "app", name: "c" }).limit).toBe(text);
   });
 });

@@ -10,10 +10,44 @@ import { join, resolve } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { DEFAULT_K8S_VERSION, ensureBinaries, VERSIONS, type Binaries } from "./binaries.js";
 import { createPki } from "./pki.js";
-import { freePort, isPortFree } from "./ports.js";
+import { isPortFree, releasePorts, reservePorts } from "./ports.js";
 
-/** `.cluster` for the default Kubernetes, `.cluster-v1.34.4` for K8S_VERSION=v1.34.4: each version its own cluster. */
-export const DEFAULT_STATE_DIR = resolve(import.meta.dirname, "../..", VERSIONS.kubernetes === DEFAULT_K8S_VERSION ? ".cluster" : `.cluster-${VERSIONS.kubernetes}`);
+const REPO = resolve(import.meta.dirname, "../..");
+
+/**
+ * A cluster's name (KPT_TS_CLUSTER_NAME): its state directory's suffix and its kubeconfig's one
+ * context, so it must be a DNS label (it never looks like a version: those hold dots).
+ */
+export function checkClusterName(name: string): string {
+  if (!/^[a-z0-9]([a-z0-9-]{0,38}[a-z0-9])?$/.test(name)) {
+    throw new Error(`KPT_TS_CLUSTER_NAME=${JSON.stringify(name)} is not a valid cluster name: use lower-case letters, digits and '-' (at most 40, starting and ending with a letter or digit), e.g. prod-eu`);
+  }
+  return name;
+}
+
+/** The name from KPT_TS_CLUSTER_NAME, checked; undefined for the default cluster. */
+export function clusterNameFromEnv(env: NodeJS.ProcessEnv = process.env): string | undefined {
+  const name = env.KPT_TS_CLUSTER_NAME;
+  return name ? checkClusterName(name) : undefined;
+}
+
+/**
+ * `.cluster` for the default Kubernetes, `.cluster-v1.34.4` for K8S_VERSION=v1.34.4: each version
+ * its own cluster. A named cluster (KPT_TS_CLUSTER_NAME=prod-eu) lives in `.cluster-prod-eu`,
+ * whatever its version.
+ */
+export function stateDirFor(name: string | undefined, version: string = VERSIONS.kubernetes): string {
+  if (name) return resolve(REPO, `.cluster-${checkClusterName(name)}`);
+  return resolve(REPO, version === DEFAULT_K8S_VERSION ? ".cluster" : `.cluster-${version}`);
+}
+
+/** The state directory `npm run cluster:up` uses: KPT_TS_CLUSTER_NAME's, else K8S_VERSION's. */
+export function defaultStateDir(): string {
+  return stateDirFor(clusterNameFromEnv());
+}
+
+/** The kubeconfig's cluster, user and context entries of the default cluster. */
+const DEFAULT_CONTEXT = "kpt-ts-local";
 const NODE_COUNT = 3;
 
 interface Proc {
@@ -23,6 +57,10 @@ interface Proc {
 
 export interface ClusterState {
   dir: string;
+  /** The kubeconfig's one context (KPT_TS_CLUSTER_NAME, or kpt-ts-local). */
+  context?: string;
+  /** The Kubernetes version it runs. */
+  kubernetes?: string;
   kubeconfig: string;
   server: string;
   ports: Record<string, number>;
@@ -105,7 +143,7 @@ async function waitFor(what: string, check: () => Promise<boolean>, timeoutMs: n
 }
 
 /** True when the recorded cluster's processes all live and the apiserver answers /readyz. */
-export async function isRunning(dir = DEFAULT_STATE_DIR): Promise<ClusterState | undefined> {
+export async function isRunning(dir = defaultStateDir()): Promise<ClusterState | undefined> {
   const state = await readState(dir);
   if (!state || state.procs.length < 5 || !state.procs.every((p) => alive(p.pid))) return undefined;
   const ready = await httpsGet(state, "/readyz").catch(() => undefined);
@@ -157,28 +195,35 @@ export function endpointReconciler(version: string): string[] {
   return minor >= 37 ? ["--endpoint-reconciler-type=none"] : [];
 }
 
-function kubeconfigYaml(server: string, pki: { ca: string; cert: string; key: string }): string {
+/**
+ * One cluster, one user, one context. A named cluster names all three after itself (`prod-eu`,
+ * `prod-eu-admin`), so that several clusters' kubeconfigs merge (KUBECONFIG=a:b, where the first
+ * file's entry of a name wins) into one holding every cluster.
+ */
+export function kubeconfigYaml(server: string, pki: { ca: string; cert: string; key: string }, name?: string): string {
   const b64 = (s: string) => Buffer.from(s).toString("base64");
+  const context = name ?? DEFAULT_CONTEXT;
+  const user = name ? `${name}-admin` : "kpt-ts-admin";
   return [
     "apiVersion: v1",
     "kind: Config",
     "clusters:",
-    "- name: kpt-ts-local",
+    `- name: ${context}`,
     "  cluster:",
     `    server: ${server}`,
     `    certificate-authority-data: ${b64(pki.ca)}`,
     "users:",
-    "- name: kpt-ts-admin",
+    `- name: ${user}`,
     "  user:",
     `    client-certificate-data: ${b64(pki.cert)}`,
     `    client-key-data: ${b64(pki.key)}`,
     "contexts:",
-    "- name: kpt-ts-local",
+    `- name: ${context}`,
     "  context:",
-    "    cluster: kpt-ts-local",
-    "    user: kpt-ts-admin",
+    `    cluster: ${context}`,
+    `    user: ${user}`,
     "    namespace: default",
-    "current-context: kpt-ts-local",
+    `current-context: ${context}`,
     "",
   ].join("\n");
 }
@@ -189,18 +234,15 @@ async function writeKwokConfig(bins: Binaries, file: string): Promise<void> {
   await writeFile(file, docs.map((d) => d.trim()).join("\n---\n") + "\n");
 }
 
-async function launch(dir: string, bins: Binaries, log: Log): Promise<ClusterState> {
+async function launch(dir: string, name: string | undefined, bins: Binaries, log: Log): Promise<ClusterState> {
   await mkdir(join(dir, "pki"), { recursive: true });
   await mkdir(join(dir, "logs"), { recursive: true });
   const names = ["etcdClient", "etcdPeer", "apiserver", "controllerManager", "scheduler", "kwok"];
-  const ports: Record<string, number> = {};
-  for (const n of names) {
-    let p = await freePort();
-    while (Object.values(ports).includes(p)) p = await freePort();
-    ports[n] = p;
-  }
+  // Reserved machine-wide until `down`: clusters started at the same moment never pick the same port.
+  const chosen = await reservePorts(names.length, dir);
+  const ports: Record<string, number> = Object.fromEntries(names.map((n, i) => [n, chosen[i]!]));
   const server = `https://127.0.0.1:${ports.apiserver}`;
-  const state: ClusterState = { dir, kubeconfig: join(dir, "kubeconfig"), server, ports, procs: [] };
+  const state: ClusterState = { dir, context: name ?? DEFAULT_CONTEXT, kubernetes: VERSIONS.kubernetes, kubeconfig: join(dir, "kubeconfig"), server, ports, procs: [] };
   const record = async (p: Proc) => {
     state.procs.push(p);
     await writeFile(statePath(dir), JSON.stringify(state, null, 2));
@@ -213,7 +255,7 @@ async function launch(dir: string, bins: Binaries, log: Log): Promise<ClusterSta
     cert: await readFile(join(dir, "pki", "admin.crt"), "utf8"),
     key: await readFile(join(dir, "pki", "admin.key"), "utf8"),
   };
-  await writeFile(state.kubeconfig, kubeconfigYaml(server, pki), { mode: 0o600 });
+  await writeFile(state.kubeconfig, kubeconfigYaml(server, pki, name), { mode: 0o600 });
   await writeKwokConfig(bins, join(dir, "kwok.yaml"));
 
   const etcdUrl = `http://127.0.0.1:${ports.etcdClient}`;
@@ -309,12 +351,22 @@ async function launch(dir: string, bins: Binaries, log: Log): Promise<ClusterSta
   return state;
 }
 
-/** Starts the cluster, or reuses the one already running from the same state directory. */
-export async function up(opts: { dir?: string; log?: Log } = {}): Promise<UpResult> {
-  const dir = opts.dir ?? DEFAULT_STATE_DIR;
+/**
+ * Starts the cluster, or reuses the one already running from the same state directory. `name`
+ * (default: KPT_TS_CLUSTER_NAME) names its kubeconfig's context, and, without `dir`, its state
+ * directory (`.cluster-NAME`).
+ */
+export async function up(opts: { dir?: string; name?: string; log?: Log } = {}): Promise<UpResult> {
+  const name = opts.name !== undefined ? checkClusterName(opts.name) : opts.dir === undefined ? clusterNameFromEnv() : undefined;
+  const dir = opts.dir ?? stateDirFor(name);
   const log = opts.log ?? (() => {});
   const running = await isRunning(dir);
   if (running) {
+    const context = running.context ?? DEFAULT_CONTEXT;
+    if (running.kubernetes && running.kubernetes !== VERSIONS.kubernetes) {
+      throw new Error(`the cluster in ${dir} runs Kubernetes ${running.kubernetes}, not ${VERSIONS.kubernetes}: stop it first (cluster:down with the same KPT_TS_CLUSTER_NAME), or choose another name`);
+    }
+    if (context !== (name ?? DEFAULT_CONTEXT)) throw new Error(`the cluster in ${dir} is named ${context}, not ${name ?? DEFAULT_CONTEXT}: stop it first, or use another directory`);
     log(`reusing the running cluster at ${running.server}`);
     return { state: running, started: false };
   }
@@ -323,7 +375,7 @@ export async function up(opts: { dir?: string; log?: Log } = {}): Promise<UpResu
   // Twice: a port chosen free can still be taken by another process before a component binds it.
   for (let attempt = 1; ; attempt++) {
     try {
-      return { state: await launch(dir, bins, log), started: true };
+      return { state: await launch(dir, name, bins, log), started: true };
     } catch (err) {
       await down({ dir, keepLogs: true });
       if (attempt >= 2) throw err;
@@ -383,9 +435,17 @@ async function waitGone(pid: number, ms: number): Promise<boolean> {
   return !alive(pid);
 }
 
-/** Stops every process the state records (newest first) and removes the state directory. */
+/** Stops every process the state records (newest first), frees its ports and removes the state directory. */
 export async function down(opts: { dir?: string; keepLogs?: boolean } = {}): Promise<void> {
-  const dir = opts.dir ?? DEFAULT_STATE_DIR;
+  const dir = opts.dir ?? defaultStateDir();
+  try {
+    await stopProcesses(dir, opts.keepLogs);
+  } finally {
+    await releasePorts(dir);
+  }
+}
+
+async function stopProcesses(dir: string, keepLogs: boolean | undefined): Promise<void> {
   const state = await readState(dir);
   // All at once: this cluster holds nothing worth a graceful drain, and apiserver's drain takes ~10s.
   const procs = (state?.procs ?? []).filter((p) => alive(p.pid));
@@ -405,7 +465,7 @@ export async function down(opts: { dir?: string; keepLogs?: boolean } = {}): Pro
     await Promise.all(procs.map((p) => waitGone(p.pid, 5_000)));
   }
   if (!existsSync(dir)) return;
-  if (opts.keepLogs) {
+  if (keepLogs) {
     for (const f of await readdir(dir)) if (f !== "logs" && f !== "failed-attempt-logs") await rm(join(dir, f), { recursive: true, force: true });
   } else {
     await rm(dir, { recursive: true, force: true });

@@ -1,9 +1,12 @@
-// `npm run cluster:up` / `npm run cluster:down`.
-import { down, isRunning, up } from "./launcher.js";
+// `npm run cluster:up` / `npm run cluster:down` (KPT_TS_CLUSTER_NAME=NAME: another cluster beside
+// the default one, in .cluster-NAME/, its kubeconfig's one context named NAME).
+import { clusterNameFromEnv, down, isRunning, up } from "./launcher.js";
 
 const cmd = process.argv[2];
-const log = (line: string) => process.stderr.write(`[cluster] ${line}\n`);
+let log = (line: string) => void process.stderr.write(`[cluster] ${line}\n`);
 try {
+  const name = clusterNameFromEnv();
+  if (name) log = (line: string) => void process.stderr.write(`[cluster ${name}] ${line}\n`);
   if (cmd === "up") {
     const started = Date.now();
     const { state, started: fresh } = await up({ log });

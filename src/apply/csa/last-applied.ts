@@ -10,13 +10,40 @@ import { compareStrings, isJsonObject } from "./json-value.js";
  */
 export function lastAppliedOf(live: KubeObject): object | undefined {
   const raw = live.metadata.annotations?.[LAST_APPLIED_ANNOTATION];
-  if (typeof raw !== "string" || raw.trim() === "") return undefined;
-  try {
-    const parsed: unknown = JSON.parse(raw);
-    return isJsonObject(parsed) ? parsed : undefined;
-  } catch {
-    return undefined;
+  const checked = parsedByCheck.get(live);
+  if (checked) {
+    parsedByCheck.delete(live);
+    if (checked.raw === raw) return checked.value;
   }
+  return readLastApplied(live).value;
+}
+
+/**
+ * Why the live object's annotation, present, cannot be read as a configuration (undefined when
+ * it can, or there is none). kubectl apply refuses such an object ("invalid JSON document");
+ * kpt-ts applies it as if it had no annotation, and says so (README, where kpt-ts differs).
+ */
+export function lastAppliedProblem(live: KubeObject): string | undefined {
+  const read = readLastApplied(live);
+  // The planner reads the configuration next: it takes this parse (once, so no two callers
+  // ever share one object) instead of parsing the annotation again.
+  if (read.value) parsedByCheck.set(live, { raw: live.metadata.annotations![LAST_APPLIED_ANNOTATION]!, value: read.value });
+  return read.problem;
+}
+
+const parsedByCheck = new WeakMap<KubeObject, { raw: string; value: object }>();
+
+function readLastApplied(live: KubeObject): { value?: object; problem?: string } {
+  const raw = live.metadata.annotations?.[LAST_APPLIED_ANNOTATION];
+  if (typeof raw !== "string" || raw.trim() === "") return {};
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(raw);
+  } catch {
+    // Not the parser's message: it quotes the text, which for a Secret holds its values.
+    return { problem: "is not valid JSON" };
+  }
+  return isJsonObject(parsed) ? { value: parsed } : { problem: "is not a JSON object" };
 }
 
 /**

@@ -86,7 +86,7 @@ function isSecret(obj: KubeObject): boolean {
 function readPath(obj: unknown, path: string): unknown {
   let cur = obj;
   for (const step of path.split(".")) {
-    if (!isRecord(cur)) return undefined;
+    if (!isRecord(cur) || !Object.hasOwn(cur, step)) return undefined;
     cur = cur[step];
   }
   return cur ?? undefined;

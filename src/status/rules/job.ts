@@ -25,3 +25,28 @@ export function jobStatus(obj: KubeObject): StatusResult {
   if (stringField(obj, "status.startTime", "") === "") return inProgress("JobNotStarted", "Job not started");
   return current(`Job in progress. success:${succeeded}, active: ${active}, failed: ${failedCount}`);
 }
+
+/**
+ * A Job that must complete (`kpt-ts.dev/wait: complete`, `--wait-for-jobs`, a hook): InProgress
+ * until its `Complete` condition, Failed once it fails (its `Failed` condition, or the
+ * `FailureTarget` the Job controller sets first), with the controller's reason and message
+ * (BackoffLimitExceeded, DeadlineExceeded, ...).
+ */
+export function jobCompletionStatus(obj: KubeObject): StatusResult {
+  const parallelism = intField(obj, "spec.parallelism", 1);
+  const completions = intField(obj, "spec.completions", parallelism);
+  const succeeded = intField(obj, "status.succeeded", 0);
+  const active = intField(obj, "status.active", 0);
+  const failedCount = intField(obj, "status.failed", 0);
+  const conditions = readConditions(obj).filter((c) => c.status === "True");
+  const complete = conditions.find((c) => c.type === "Complete");
+  if (complete) return current(`Job completed. succeeded: ${succeeded}/${completions}`);
+  const failure = conditions.find((c) => c.type === "Failed") ?? conditions.find((c) => c.type === "FailureTarget");
+  if (failure) {
+    const reason = failure.reason || "JobFailed";
+    return failed(reason, `Job failed: ${reason}${failure.message ? `: ${failure.message}` : ""}${failedCount ? ` (failed pods: ${failedCount})` : ""}`);
+  }
+  if (conditions.some((c) => c.type === "Suspended")) return inProgress("JobSuspended", "Job is suspended: it cannot complete until it is resumed");
+  if (stringField(obj, "status.startTime", "") === "") return inProgress("JobNotStarted", "Job not started");
+  return inProgress("JobNotComplete", `Job not complete yet. succeeded: ${succeeded}/${completions}, active: ${active}, failed: ${failedCount}`);
+}
