@@ -228,16 +228,30 @@ function fastDocument(value: unknown, line: number, chunkText: () => string, fir
   return { value, line, lineOf: (path) => precise()?.lineOf(path), textLength };
 }
 
-/** Whether JSON gives the value back as it is (it turns NaN and infinities into null, -0 into 0). */
-function isJsonSafe(value: unknown): boolean {
+/**
+ * Whether JSON gives the value back as it is, so that a cached parse reads as a fresh one: strings,
+ * booleans, null, finite numbers other than -0 (JSON turns NaN and infinities into null, -0 into
+ * 0), and arrays and mappings of these with the ordinary prototypes (the precise parser gives
+ * `!!binary` as bytes, `!!set` as a Set, `!!omap` as a Map, `!!timestamp` as a Date; a mapping
+ * without a prototype would come back with one). A `__proto__` key is an own key like any other
+ * (both parsers define it so, and so does JSON.parse). A node aliases share comes back as equal
+ * copies; a value that holds itself (which the parser refuses first) or nests deeper than any
+ * document may is refused, not followed until the stack runs out.
+ */
+export function isJsonSafe(value: unknown, depth = 0): boolean {
+  if (typeof value === "string" || typeof value === "boolean" || value === null) return true;
   if (typeof value === "number") return Number.isFinite(value) && !Object.is(value, -0);
-  if (Array.isArray(value)) return value.every(isJsonSafe);
-  if (value !== null && typeof value === "object") {
-    // Only plain mappings: the precise parser gives `!!binary` as bytes, `!!set` as a Set, `!!omap` as a Map.
-    const proto: unknown = Object.getPrototypeOf(value);
-    return (proto === Object.prototype || proto === null) && Object.values(value).every(isJsonSafe);
+  // undefined, bigint, symbol, function: JSON drops them, or cannot write them.
+  if (typeof value !== "object" || depth > MAX_DEPTH) return false;
+  const proto: unknown = Object.getPrototypeOf(value);
+  if (proto === Array.prototype) {
+    const a = value as unknown[];
+    for (let i = 0; i < a.length; i++) if (!isJsonSafe(a[i], depth + 1)) return false;
+    return true;
   }
-  return value === null || typeof value === "string" || typeof value === "boolean";
+  if (proto !== Object.prototype) return false;
+  for (const key of Object.keys(value)) if (!isJsonSafe((value as Record<string, unknown>)[key], depth + 1)) return false;
+  return true;
 }
 
 function mapLine(line: number | undefined, offset: number): number | undefined {

@@ -13,7 +13,7 @@ async function entriesOf(dir: string): Promise<string[]> {
 }
 import { parseCacheFor, removeUnused } from "../../src/object/parse-cache.js";
 import { readPackage } from "../../src/object/read-package.js";
-import { parseYamlDocuments, restoreYamlDocuments } from "../../src/object/yaml-documents.js";
+import { isJsonSafe, parseYamlDocuments, restoreYamlDocuments } from "../../src/object/yaml-documents.js";
 import { PackageError } from "../../src/model/errors.js";
 
 const FILE = `# a comment first
@@ -95,6 +95,81 @@ describe("a snapshot of parsed documents", () => {
       expect(lines.some((l) => l !== undefined), `${path.join(".")} found somewhere`).toBe(true);
       expect(restored.documents.map((d) => d.lineOf(path))).toEqual(lines);
     }
+  });
+});
+
+// What may be kept: only a value JSON gives back as it is, so that a cached parse reads as a fresh one.
+describe("isJsonSafe", () => {
+  const cyclic: Record<string, unknown> = { a: 1 };
+  cyclic.self = cyclic;
+  const shared = { k: "v" };
+  const protoKey = JSON.parse('{"__proto__": {"polluted": true}, "a": 1}') as object;
+  it.each<[string, unknown, boolean]>([
+    ["plain data", { a: [1, "x", true, null, { b: 2.5 }], c: {} }, true],
+    ["a __proto__ key (an own key, as both parsers and JSON.parse make it)", protoKey, true],
+    ["a node shared by aliases (comes back as equal copies)", { a: shared, b: [shared] }, true],
+    ["integers beyond 2^53 (already the nearest double; JSON writes it back the same)", { a: 123456789012345678901234567890, b: 2 ** 64 }, true],
+    ["-0 (JSON writes 0)", { a: [-0] }, false],
+    ["NaN", { a: NaN }, false],
+    ["Infinity", [Number.NEGATIVE_INFINITY], false],
+    ["a Date (!!timestamp)", { a: new Date(0) }, false],
+    ["bytes (!!binary)", { a: new Uint8Array([1, 2]) }, false],
+    ["a Buffer", { a: Buffer.from("x") }, false],
+    ["a Set (!!set)", { a: new Set([1]) }, false],
+    ["a Map (!!omap)", { a: new Map([["x", 1]]) }, false],
+    ["a BigInt", { a: 1n }, false],
+    ["undefined in a mapping", { a: undefined }, false],
+    ["a hole in an array", { a: [1, , 3] }, false],
+    ["a mapping without a prototype (JSON.parse gives one back with Object.prototype)", { a: Object.create(null) as object }, false],
+    ["an Array subclass", { a: new (class extends Array {})() }, false],
+    ["a value that holds itself (refused, not followed until the stack runs out)", cyclic, false],
+  ])("%s: %s", (_, value, safe) => {
+    expect(isJsonSafe(value)).toBe(safe);
+    // A safe value comes back equal, with plain prototypes all the way down.
+    if (safe) expect(JSON.parse(JSON.stringify(value))).toStrictEqual(value);
+  });
+
+  it("refuses a value nested deeper than a document may be, without running out of stack", () => {
+    let deep: unknown = "leaf";
+    for (let i = 0; i < 20_000; i++) deep = [deep];
+    expect(isJsonSafe(deep)).toBe(false);
+  });
+});
+
+describe("a YAML file read back from the disk cache reads as a fresh parse", () => {
+  async function roundTrip(text: string) {
+    const cacheDir = await mkdtemp(join(tmpdir(), "kpt-ts-pc-"));
+    const pkgDir = await mkdtemp(join(tmpdir(), "kpt-ts-pc-pkg-"));
+    await writeFile(join(pkgDir, "rg.yaml"), RG);
+    await writeFile(join(pkgDir, "cm.yaml"), text);
+    const cache = parseCacheFor({ KPT_TS_PARSE_CACHE: cacheDir })!;
+    const fresh = await readPackage(pkgDir);
+    const first = await readPackage(pkgDir, { parseCache: cache });
+    const [file] = await entriesOf(cacheDir);
+    const kept = Object.keys(JSON.parse(await readFile(join(cacheDir, file!), "utf8")).entries).length;
+    const second = await readPackage(pkgDir, { parseCache: cache });
+    return { fresh, first, second, kept };
+  }
+  const cm = (data: string) => `apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: c\n  namespace: app\n${data}`;
+
+  it.each<[string, string, number]>([
+    // kept: the entries of the package's cache file (rg.yaml is always one).
+    ["a CRD's prose full of * and & (the fast path)", cm("data:\n  a: '*.example.com && R&D'\n  b: see *this* & that\n  c: |\n    &amp; *ptr\n"), 2],
+    ["anchors and aliases, a merge key among them", cm("data: &d\n  a: x\n  b: y\nextra:\n  copy: *d\n  merged:\n    <<: *d\n    c: z\n"), 2],
+    ["a __proto__ key", cm("data:\n  __proto__: x\n  a: y\n"), 2],
+    ["an anchored __proto__ key", cm("data: &d\n  __proto__: x\nmore: *d\n"), 2],
+    ["-0 (not kept: JSON would write 0)", cm("data: {a: x}\nn: -0\n"), 1],
+    ["a timestamp tag (not kept: a Date)", cm("data: {a: x}\nwhen: !!timestamp 2024-01-01\n"), 1],
+    ["an untagged date (a string, as kpt reads it: kept)", cm("data: {a: x}\nwhen: 2024-01-01\n"), 2],
+    ["an integer beyond 2^53", cm("data: {a: x}\nbig: 123456789012345678901234567890\n"), 2],
+  ])("%s", async (_, text, kept) => {
+    const { fresh, first, second, kept: n } = await roundTrip(text);
+    expect(n).toBe(kept);
+    const view = (p: typeof fresh) => p.objects.map((o) => [o.object, o.source]);
+    expect(view(first)).toStrictEqual(view(fresh));
+    expect(view(second)).toStrictEqual(view(fresh));
+    const own = (o: object) => Object.prototype.hasOwnProperty.call(o, "__proto__");
+    expect(own(second.objects.find((o) => o.object.kind === "ConfigMap")!.object.data ?? {})).toBe(own(fresh.objects.find((o) => o.object.kind === "ConfigMap")!.object.data ?? {}));
   });
 });
 
