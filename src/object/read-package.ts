@@ -50,8 +50,8 @@ async function readPackageInput(path: string, opts: ReadPackageOptions, requireI
 /**
  * Each file's documents from the cache, or parsed now and then kept. One file at a time, with a
  * turn of the event loop every few milliseconds of parsing, so requests already under way (the
- * connection being opened meanwhile) make progress. Files holding a Secret are never written to
- * the cache.
+ * connection being opened meanwhile) make progress. Nothing of a Secret is written to the cache:
+ * its document is kept as the lines it spans, and parsed again from the file.
  */
 async function parseWithCache(files: PackageFile[], cache: PackageParseCache): Promise<void> {
   const yamlFiles = files.filter((f) => !f.unreadable && !f.parsed && posix.basename(f.path) !== "Kptfile");
@@ -64,7 +64,8 @@ async function parseWithCache(files: PackageFile[], cache: PackageParseCache): P
       continue;
     }
     f.parsed = parseYamlDocuments(f.content);
-    const fresh = f.parsed.documents.some((d) => holdsSecret(d.value)) ? undefined : f.parsed.snapshot?.();
+    // A Secret's document is kept as its lines alone (parsed again from the file on every run).
+    const fresh = f.parsed.snapshot?.(holdsSecret);
     if (fresh) cache.write(key, withRequestBytes(fresh, f.parsed));
     if (performance.now() - turn > 5) {
       await new Promise((resolve) => setImmediate(resolve));
@@ -106,6 +107,7 @@ function cachedParse(cache: PackageParseCache): (rel: string, bytes: Uint8Array)
  */
 function withRequestBytes(snap: YamlSnapshot, parsed: ParsedYaml): YamlSnapshot {
   snap.documents.forEach((d, i) => {
+    if (d.parseAgain) return;
     const bytes = requestBytesToMeasure(d.value, d.textLength) ? requestBytesOf(d.value) : undefined;
     if (bytes === undefined) return;
     d.requestBytes = bytes;

@@ -33,9 +33,11 @@ export interface ParsedYaml {
   /**
    * The result as plain data that `restoreYamlDocuments` turns back into the same documents, for
    * a cache between runs (parse-cache.ts), whichever path read the file; absent when the file has
-   * errors or holds a value JSON cannot carry (NaN, infinities, -0).
+   * errors or holds a value JSON cannot carry (NaN, infinities, -0). A document `withhold` names
+   * (a Secret) is kept as its place in the text alone, and parsed again from there when restored;
+   * a file read whole by the precise parser has no such places, so it is not kept at all then.
    */
-  snapshot?: () => YamlSnapshot | undefined;
+  snapshot?: (withhold?: (value: unknown) => boolean) => YamlSnapshot | undefined;
 }
 
 /**
@@ -44,7 +46,7 @@ export interface ParsedYaml {
  * parsing the whole text again, and `index` is the document's place among the file's documents.
  */
 export interface YamlSnapshot {
-  documents: { value: unknown; line: number; firstLine: number; lineCount: number; textLength: number; index?: number; requestBytes?: number }[];
+  documents: { value: unknown; line: number; firstLine: number; lineCount: number; textLength: number; index?: number; requestBytes?: number; parseAgain?: true }[];
   wholeFile?: boolean;
 }
 
@@ -140,7 +142,12 @@ export function parseYamlDocuments(content: string): ParsedYaml {
     documents.push(fastDocument(value, line, () => chunk.text, chunk.firstLine, chunk.text.length));
     kept.push({ value, line, firstLine: chunk.firstLine, lineCount: chunk.lineCount, textLength: chunk.text.length });
   }
-  return { documents, errors: [], snapshot: () => (kept.every((d) => isJsonSafe(d.value)) ? { documents: kept } : undefined) };
+  const snapshot = (withhold?: (value: unknown) => boolean): YamlSnapshot | undefined => {
+    // A withheld document keeps only the lines of its chunk (value null): none of its text is stored.
+    const docs = kept.map((d) => (withhold?.(d.value) ? { value: null, line: d.line, firstLine: d.firstLine, lineCount: d.lineCount, textLength: d.textLength, parseAgain: true as const } : d));
+    return docs.every((d) => d.parseAgain || isJsonSafe(d.value)) ? { documents: docs } : undefined;
+  };
+  return { documents, errors: [], snapshot };
 }
 
 interface FastRead {
@@ -199,8 +206,20 @@ export function restoreYamlDocuments(content: string | (() => string), snap: Yam
   }
   let lines: string[] | undefined;
   const chunkText = (firstLine: number, lineCount: number) => (lines ??= text().split("\n")).slice(firstLine - 1, firstLine - 1 + lineCount).join("\n");
-  const documents = snap.documents.map((d) => ({ ...fastDocument(d.value, d.line, () => chunkText(d.firstLine, d.lineCount), d.firstLine, d.textLength), ...size(d) }));
-  return { documents, errors: [], snapshot: () => snap };
+  const documents: YamlDocument[] = [];
+  const errors: YamlSyntaxError[] = [];
+  for (const d of snap.documents) {
+    if (!d.parseAgain) {
+      documents.push({ ...fastDocument(d.value, d.line, () => chunkText(d.firstLine, d.lineCount), d.firstLine, d.textLength), ...size(d) });
+      continue;
+    }
+    // A withheld document (a Secret): its chunk alone is parsed again, as the file's parse read it.
+    const offset = d.firstLine - 1;
+    const again = parseYamlDocuments(chunkText(d.firstLine, d.lineCount));
+    for (const e of again.errors) errors.push({ line: e.line + offset, message: e.message });
+    for (const one of again.documents) documents.push({ value: one.value, line: one.line + offset, lineOf: (path) => mapLine(one.lineOf(path), offset), textLength: d.textLength });
+  }
+  return errors.length > 0 ? { documents, errors } : { documents, errors, snapshot: () => snap };
 }
 
 /** The precise parse of a file that could not be read chunk by chunk, with its snapshot. */
@@ -208,7 +227,8 @@ function parseWholeFilePrecisely(text: string): ParsedYaml {
   const parsed = parseYamlDocumentsPrecisely(text);
   if (parsed.errors.length > 0) return parsed;
   const lineCount = text.split("\n").length;
-  const snapshot = (): YamlSnapshot | undefined => {
+  const snapshot = (withhold?: (value: unknown) => boolean): YamlSnapshot | undefined => {
+    if (withhold && parsed.documents.some((d) => withhold(d.value))) return undefined;
     const documents = parsed.documents.map((d, index) => ({ value: d.value, line: d.line, firstLine: 1, lineCount, textLength: d.textLength ?? text.length, index }));
     return documents.every((d) => isJsonSafe(d.value)) ? { documents, wholeFile: true } : undefined;
   };

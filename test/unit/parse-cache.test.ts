@@ -266,21 +266,45 @@ describe("the package reader with a parse cache", () => {
     expect(await issues()).toEqual(first);
   });
 
-  it("never writes a file holding a Secret (or a List with one) to the cache", async () => {
+  it("never writes anything of a Secret (or of a List with one) to the cache: its document is parsed again from the file, the rest of the file is kept", async () => {
     const cacheDir = await mkdtemp(join(tmpdir(), "kpt-ts-pc-"));
     const cache = parseCacheFor({ KPT_TS_PARSE_CACHE: cacheDir })!;
     const secret = "apiVersion: v1\nkind: Secret\nmetadata:\n  name: s\n  namespace: app\nstringData:\n  password: hunter2\n";
-    const list = "apiVersion: v1\nkind: List\nitems:\n  - apiVersion: v1\n    kind: Secret\n    metadata: {name: t, namespace: app}\n    stringData: {token: abc}\n";
-    // Read by the precise parser: one document has anchors; the whole file, for its directive.
+    const list = "apiVersion: v1\nkind: List\nitems:\n  - apiVersion: v1\n    kind: Secret\n    metadata: {name: t, namespace: app}\n    stringData: {token: tokenvalue-xyz}\n";
+    // One document has anchors (the precise parser reads that one); the Secret beside it has an anchor too.
     const anchored = "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c, namespace: app}\ndata: {a: &v x, b: *v}\n---\napiVersion: v1\nkind: Secret\nmetadata: {name: u, namespace: app}\nstringData: &p {pass: swordfish}\n";
+    // Prose like a bundle's, a Secret among its objects (Argo CD's install.yaml holds three).
+    const bundle = "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: d, namespace: app}\ndata: {hosts: '*.example.com & more'}\n---\n# the Secret\napiVersion: v1\nkind: Secret\nmetadata:\n  name: v\n  namespace: app\ndata:\n  key: c2VzYW1l\n---\napiVersion: v1\nkind: ConfigMap\nmetadata: {name: e, namespace: app}\n";
+    // Read whole by the precise parser (a directive): it has no chunks to parse again, so not kept.
     const directive = "%YAML 1.2\n---\napiVersion: v1\nkind: Secret\nmetadata: {name: w, namespace: app}\nstringData: {key: opensesame}\n";
-    const dir = await pkg({ "secret.yaml": secret, "list.yaml": list, "anchored.yaml": anchored, "directive.yaml": directive, "rg.yaml": RG });
-    await readPackage(dir, { parseCache: cache });
+    const dir = await pkg({ "secret.yaml": secret, "list.yaml": list, "anchored.yaml": anchored, "bundle.yaml": bundle, "directive.yaml": directive, "rg.yaml": RG });
+    const fresh = await readPackage(dir);
+    const first = await readPackage(dir, { parseCache: cache });
     const entries = await entriesOf(cacheDir);
     expect(entries).toHaveLength(1);
-    expect(Object.keys(JSON.parse(await readFile(join(cacheDir, entries[0]!), "utf8")).entries)).toHaveLength(1); // rg.yaml only
-    const texts = await Promise.all(entries.map((f) => readFile(join(cacheDir, f), "utf8")));
-    expect(texts.join("")).not.toMatch(/hunter2|abc|swordfish|opensesame|Secret/);
+    const stored = await readFile(join(cacheDir, entries[0]!), "utf8");
+    expect(Object.keys(JSON.parse(stored).entries)).toHaveLength(5); // all but directive.yaml
+    expect(stored).not.toMatch(/hunter2|tokenvalue|swordfish|opensesame|c2VzYW1l|Secret/);
+    // Read back: the same objects, Secrets included (their values from the files), at the same lines.
+    const second = await readPackage(dir, { parseCache: cache });
+    const view = (p: typeof fresh) => p.objects.map((o) => [o.object, o.source]);
+    expect(view(first)).toStrictEqual(view(fresh));
+    expect(view(second)).toStrictEqual(view(fresh));
+    expect(second.objects.find((o) => o.object.metadata.name === "v")!.source.line).toBe(7);
+    // A Secret's file changed: read as it now is.
+    await writeFile(join(dir, "bundle.yaml"), bundle.replace("c2VzYW1l", "b3BlbiBzZXNhbWU="));
+    const third = await readPackage(dir, { parseCache: cache });
+    expect(third.objects.find((o) => o.object.metadata.name === "v")!.object.data).toEqual({ key: "b3BlbiBzZXNhbWU=" });
+  });
+
+  it("a Secret's document that does not read as it did (a cache entry made for other text) is an error with its line, not an empty object", () => {
+    const text = "a: 1\n---\nkind: Secret\nmetadata: {name: s}\n";
+    const snap = parseYamlDocuments(text).snapshot!((v) => (v as { kind?: string }).kind === "Secret")!;
+    expect(snap.documents[1]).toMatchObject({ value: null, parseAgain: true });
+    expect(restoreYamlDocuments(text, snap).documents.map((d) => d.value)).toEqual([{ a: 1 }, { kind: "Secret", metadata: { name: "s" } }]);
+    const broken = restoreYamlDocuments("a: 1\n---\nkind: [Secret\nmetadata: {name: s}\n", snap);
+    expect(broken.errors).toEqual([expect.objectContaining({ line: 3 })]);
+    expect(broken.snapshot).toBeUndefined();
   });
 
   it("removes entries unused for longer than the age it is given, and keeps the others", async () => {
