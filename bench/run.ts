@@ -40,7 +40,14 @@ const USAGE = `usage: npm run bench -- [options]
                           and the API server (default 0)
   --distant-tools a,b     the tools run at the RTTs above 0 (default: all selected)
   --scale A,B             also time kpt-ts on ConfigMap-only packages of A and B objects (apply,
-                          no-op, destroy; peak RSS of each apply), on loopback
+                          no-op, prune, destroy; the peak RSS of each), on loopback
+  --scale-inventory K,... the inventory kinds of the scale packages: resourcegroup, applyset
+                          (default resourcegroup)
+  --scale-prune N         objects the scale's prune phase drops from the package (default 1000,
+                          at most a tenth of it)
+  --scale-only            only the scale check (no tool table, memory run or --help timing; no
+                          other namespace is touched, docs/benchmark.svg is left as it is): for a
+                          large --scale on a cluster other work shares
   --bundles a,b,...       the field bundles to run (fixtures/field/: argocd, prometheus-operator,
                           metrics-server, argo-rollouts; default all; "none" skips them): every
                           phase (apply, noop, status, diff, change, destroy), wall and CPU time
@@ -72,6 +79,9 @@ function options() {
       rtt: { type: "string", default: "0" },
       "distant-tools": { type: "string" },
       scale: { type: "string" },
+      "scale-inventory": { type: "string", default: "resourcegroup" },
+      "scale-prune": { type: "string", default: "1000" },
+      "scale-only": { type: "boolean", default: false },
       keep: { type: "boolean", default: false },
       kubeconfig: { type: "string" },
       bundles: { type: "string" },
@@ -103,6 +113,12 @@ function options() {
     rtts: values.rtt.split(",").map(parseRtt),
     distantTools: values["distant-tools"]?.split(",") as ToolId[] | undefined,
     scale: (values.scale ?? "").split(",").filter(Boolean).map(Number),
+    scaleInventories: values["scale-inventory"]!.split(",").map((k) => {
+      if (k !== "resourcegroup" && k !== "applyset") throw new Error(`--scale-inventory: resourcegroup or applyset, not "${k}"`);
+      return k;
+    }),
+    scalePrune: Number(values["scale-prune"]),
+    scaleOnly: values["scale-only"]!,
     keep: values.keep,
     kubeconfig: values.kubeconfig ? resolve(values.kubeconfig) : undefined,
     bundles: bundlesNamed(values.bundles),
@@ -192,38 +208,51 @@ async function measureMemory(env: NodeJS.ProcessEnv, work: string, tools: Tool[]
   return results;
 }
 
-/** kpt-ts on ConfigMap-only packages (issue 17): apply (with its peak RSS), no-op and destroy at each size. */
-async function measureScale(env: NodeJS.ProcessEnv, work: string, tools: Tool[], sizes: number[], reps: number, out: ScaleResult[]): Promise<void> {
+/**
+ * kpt-ts on ConfigMap-only packages (issues 17 and 33): apply, no-op, prune (the package less
+ * `pruneCount` objects, at most a tenth) and destroy at each size, each with its peak RSS, with a
+ * ResourceGroup or an ApplySet inventory.
+ */
+async function measureScale(env: NodeJS.ProcessEnv, work: string, tools: Tool[], sizes: number[], reps: number, out: ScaleResult[], inventory: ScaleResult["inventory"], pruneCount: number): Promise<void> {
   const tool = tools.find((t) => t.id === "kpt-ts");
   if (!tool) return;
   for (const objects of sizes) {
-    const namespace = `bench-scale-${objects}`;
-    const dir = join(work, "packages", `scale-${objects}`);
-    const pkg: PackageDirs = { namespace, base: join(dir, "base"), changed: join(dir, "base") };
-    await writePackage(pkg.base, generateConfigMaps(objects, namespace), { kptfile: true });
-    const init = await runTimed(tool.init!(pkg.base), { env });
+    const namespace = `bench-scale-${inventory === "applyset" ? "as" : "rg"}-${objects}`;
+    const dir = join(work, "packages", `scale-${inventory}-${objects}`);
+    const dropped = Math.min(pruneCount, Math.floor(objects / 10));
+    const all = generateConfigMaps(objects, namespace);
+    const pkg: PackageDirs = { namespace, base: join(dir, "base"), changed: join(dir, "pruned") };
+    await writePackage(pkg.base, all, { kptfile: true });
+    await writePackage(pkg.changed, all.slice(0, objects - dropped), { kptfile: true });
+    const init = await runTimed(inventory === "applyset" ? { argv: [...tool.init!(pkg.base).argv, "--inventory-kind", "applyset", "--name", "bench", "-n", namespace] } : tool.init!(pkg.base), { env });
     if (!init.ok) throw new Error(`kpt-ts live init failed: ${init.tail}`);
+    const file = inventory === "applyset" ? "applyset.yaml" : "resourcegroup.yaml";
+    await copyFile(join(pkg.base, file), join(pkg.changed, file));
     const entry = (phase: ScaleResult["phase"]) => {
-      let e = out.find((x) => x.objects === objects && x.phase === phase);
-      if (!e) out.push((e = { objects, phase, samples: [], rssMb: [], failures: [] }));
+      let e = out.find((x) => x.objects === objects && x.phase === phase && x.inventory === inventory);
+      if (!e) out.push((e = { objects, inventory, phase, samples: [], rssMb: [], failures: [], ...(phase === "prune" ? { pruned: dropped } : {}) }));
       return e;
     };
     for (let rep = 0; rep < reps; rep++) {
       await createNamespace(env, namespace);
       try {
-        const apply = await runWithPeakMemory(tool.steps("apply", pkg)[0]!, { env, timeoutMs: 45 * 60_000 });
-        const times = [`apply ${apply.seconds.toFixed(2)}s (${apply.rssMb.toFixed(0)} MB)`];
-        if (apply.ok) {
-          entry("apply").samples.push(apply.seconds);
-          entry("apply").rssMb.push(apply.rssMb);
-          for (const phase of ["noop", "destroy"] as const) {
-            const r = await runTimed(tool.steps(phase, pkg)[0]!, { env, timeoutMs: 45 * 60_000 });
-            if (r.ok) entry(phase).samples.push(r.seconds);
-            else entry(phase).failures.push({ seconds: r.seconds, output: r.tail });
-            times.push(`${phase} ${r.ok ? `${r.seconds.toFixed(2)}s` : "FAILED"}`);
-          }
-        } else entry("apply").failures.push({ seconds: apply.seconds, output: apply.tail });
-        log(`scale: ${objects} ConfigMaps, rep ${rep + 1}: ${times.join(", ")}${apply.ok ? "" : `\n${apply.tail.slice(-600)}`}`);
+        const times: string[] = [];
+        const phases: [ScaleResult["phase"], Command][] = [
+          ["apply", tool.steps("apply", pkg)[0]!],
+          ["noop", tool.steps("noop", pkg)[0]!],
+          ["prune", tool.steps("change", pkg)[0]!],
+          ["destroy", tool.steps("destroy", pkg)[0]!],
+        ];
+        for (const [phase, cmd] of phases) {
+          const r = await runWithPeakMemory(cmd, { env, timeoutMs: 90 * 60_000 });
+          if (r.ok) {
+            entry(phase).samples.push(r.seconds);
+            entry(phase).rssMb.push(r.rssMb);
+          } else entry(phase).failures.push({ seconds: r.seconds, output: r.tail });
+          times.push(`${phase} ${r.ok ? `${r.seconds.toFixed(2)}s (${r.rssMb.toFixed(0)} MB)` : `FAILED\n${r.tail.slice(-600)}`}`);
+          if (!r.ok) break;
+        }
+        log(`scale: ${objects} ConfigMaps (${inventory}), rep ${rep + 1}: ${times.join(", ")}`);
       } finally {
         await deleteNamespace(env, namespace);
       }
@@ -248,8 +277,9 @@ async function main(): Promise<void> {
   const cluster = opts.kubeconfig ? await givenCluster(opts.kubeconfig) : await startCluster(log);
   const env = { ...process.env, KUBECONFIG: cluster.kubeconfig };
   // On a cluster the bench was given, others' runs may be under way: their namespaces stay.
-  const leftovers = opts.kubeconfig ? [] : await deleteLeftoverNamespaces(env);
+  const leftovers = opts.kubeconfig || opts.scaleOnly ? [] : await deleteLeftoverNamespaces(env);
   if (leftovers.length) log(`deleted leftover namespaces: ${leftovers.join(", ")}`);
+  if (opts.scaleOnly) Object.assign(opts, { sizes: [], memoryObjects: 0, tools: ["kpt-ts"] });
   await kubectl(env, ["get", "crd", "resourcegroups.kpt.dev"]).catch(() => exec("kpt", ["live", "install-resource-group"], { env }));
 
   const kapp = opts.bundlesOnly || (opts.tools && !opts.tools.includes("kapp")) ? undefined : await ensureKapp(log);
@@ -302,10 +332,12 @@ async function main(): Promise<void> {
     };
     if (resultsFile.current) await Promise.all([rm(resultsFile.current, { force: true }), rm(resultsFile.current.replace(/\.json$/, ".svg"), { force: true })]);
     resultsFile.current = await writeJson(join(BENCH, "results"), data);
-    if (measurements.length === 0) return report;
-    const svg = drawChart(measurements, labels, `kpt-ts benchmark ${startedAt.toISOString().slice(0, 10)}: median seconds per phase against package size (log-log)`);
-    await writeFile(resultsFile.current.replace(/\.json$/, ".svg"), svg);
-    if (done) await writeFile(join(REPO, "docs", "benchmark.svg"), svg);
+    // A scale-only run has no tool table to chart: no chart then (it would say "no measurements").
+    if (measurements.length) {
+      const svg = drawChart(measurements, labels, `kpt-ts benchmark ${startedAt.toISOString().slice(0, 10)}: median seconds per phase against package size (log-log)`);
+      await writeFile(resultsFile.current.replace(/\.json$/, ".svg"), svg);
+      if (done && !opts.scaleOnly) await writeFile(join(REPO, "docs", "benchmark.svg"), svg);
+    }
     return report;
   };
 
@@ -338,10 +370,10 @@ async function main(): Promise<void> {
     }
   }
   if (opts.scale.length && !opts.bundlesOnly) {
-    await measureScale(env, work, tools, opts.scale, opts.reps, scale);
+    for (const inventory of opts.scaleInventories) await measureScale(env, work, tools, opts.scale, opts.reps, scale, inventory, opts.scalePrune);
     await save(false);
   }
-  if (opts.bundles.length) {
+  if (opts.bundles.length && !opts.scaleOnly) {
     log(`field bundles: ${opts.bundles.map((b) => b.name).join(", ")}; ${bundleTools.map((t) => t.label).join(", ")}; ${opts.reps} repetition(s)`);
     bundles = await runBundleSuite({
       env,
@@ -359,7 +391,7 @@ async function main(): Promise<void> {
   }
   if (!opts.bundlesOnly) {
     memory = await measureMemory(env, work, tools, opts.memoryObjects);
-    help = await measureHelp(env, opts.helpRuns);
+    if (!opts.scaleOnly) help = await measureHelp(env, opts.helpRuns);
   }
   const report = await save(true);
 

@@ -20,6 +20,8 @@ import { readPackage } from "./object/read-package.js";
 import type { Package } from "./model/kube-object.js";
 import { followStatus, type FollowStatusOptions } from "./status/follow-status.js";
 import { inventoryObjects } from "./inventory/cluster-inventory.js";
+import { applySetInventory as applySetInfo } from "./inventory/applyset.js";
+import type { InventoryInfo } from "./model/kube-object.js";
 import { loadHealthRules } from "./health/load-health-rules.js";
 import { guardCluster } from "./fleet/cluster-guard.js";
 import { fleetRun, type FleetRun } from "./fleet/fleet-run.js";
@@ -144,7 +146,17 @@ export function status(options: TargetOptions & FollowStatusOptions): AsyncItera
   });
 }
 
+/**
+ * An ApplySet inventory (KEP-3659) for a package without one of its own, as `--applyset` and `-n`
+ * give it: `readPackage(dir, { inventory: applySetInventory({ name: "web", namespace: "app" }) })`.
+ * The parent is a Secret unless `kind` says ConfigMap (docs/inventories.md).
+ */
+export function applySetInventory(o: { name: string; namespace: string; kind?: "Secret" | "ConfigMap" }): InventoryInfo {
+  return applySetInfo({ name: o.name, namespace: o.namespace, kind: o.kind ?? "Secret", origin: "flag", source: { file: "applySetInventory()", line: 1 } });
+}
+
 export { runApply, runDestroy, readPackage, KubeCluster, followStatus };
+export type { InventoryInfo };
 export type { EngineOptions, Cluster, Package, FollowStatusOptions, RunPlan, ApplyPlan, DestroyPlan };
 export type { PlannedApply, PlannedDelete, PlannedOperation, PlannedHook, ObjectWait, RunStep } from "./model/plan.js";
 export * from "./model/lifecycle-keys.js";
@@ -156,7 +168,7 @@ export { ENGINE_DEFAULTS } from "./engine/options.js";
 export { formatRef, refKey, type ObjRef } from "./model/ref.js";
 export { computeStatus } from "./status/compute-status.js";
 export { loadHealthRules, type HealthRuleSources } from "./health/load-health-rules.js";
-export { PackageError, UsageError, ClusterError, ResultError, CancelledError, InternalError, KptTsError, WrongClusterError, EXIT, exitCodeFor, formatIssue, type ExitCode, type PackageIssue } from "./model/errors.js";
+export { PackageError, UsageError, ClusterError, ResultError, CancelledError, InternalError, KptTsError, WrongClusterError, InventoryLockedError, EXIT, exitCodeFor, formatIssue, type ExitCode, type PackageIssue } from "./model/errors.js";
 export type { FleetRun, FleetResult } from "./fleet/fleet-run.js";
 export type { ClusterTarget } from "./fleet/targets.js";
 export type * from "./model/fleet.js";

@@ -8,11 +8,12 @@
 
 import { ApiError } from "../cluster/api-error.js";
 import type { Cluster, DeleteOptions, WriteOptions } from "../cluster/types.js";
-import { OWNING_INVENTORY_ANNOTATION } from "../model/inventory-keys.js";
-import type { KubeObject } from "../model/kube-object.js";
+import { APPLYSET_PART_OF_LABEL, OWNING_INVENTORY_ANNOTATION } from "../model/inventory-keys.js";
+import { LAST_APPLIED_ANNOTATION, type KubeObject } from "../model/kube-object.js";
 import type { CsaPatchType } from "../model/plan.js";
 import type { ObjRef } from "../model/ref.js";
 import { limiter } from "../util/pool.js";
+import { lastAppliedValue } from "./csa/last-applied.js";
 import { CSA_FIELD_MANAGER, migrationPatch } from "./csa-upgrade.js";
 import type { FieldPath } from "./left-alone.js";
 import { preparedManagedFields } from "./ssa-migration.js";
@@ -91,17 +92,65 @@ export class Writer {
 
   /**
    * kpt's abandon: an object kept by its protection annotation loses its owning-inventory
-   * annotation, so that no inventory claims it any more. Undefined when done (or already gone,
-   * or not claimed); else why it could not be.
+   * annotation, and its ApplySet part-of label (an ApplySet finds its members by it), so that no
+   * inventory claims it any more. Undefined when done (or already gone, or not claimed); else
+   * why it could not be.
    */
   async detach(ref: ObjRef, live: KubeObject): Promise<string | undefined> {
-    if (!live.metadata.annotations?.[OWNING_INVENTORY_ANNOTATION]) return undefined;
+    const annotated = Boolean(live.metadata.annotations?.[OWNING_INVENTORY_ANNOTATION]);
+    const labelled = live.metadata.labels?.[APPLYSET_PART_OF_LABEL] !== undefined;
+    if (!annotated && !labelled) return undefined;
+    const metadata = { ...(annotated ? { annotations: { [OWNING_INVENTORY_ANNOTATION]: null } } : {}), ...(labelled ? { labels: { [APPLYSET_PART_OF_LABEL]: null } } : {}) };
     try {
-      await this.gate(() => this.cluster.patch(ref, { metadata: { annotations: { [OWNING_INVENTORY_ANNOTATION]: null } } }, "merge"));
+      await this.gate(() => this.cluster.patch(ref, { metadata }, "merge"));
       return undefined;
     } catch (err) {
       if (err instanceof ApiError && err.notFound) return undefined;
       return `cannot detach it from the inventory: ${(err as Error).message}`;
     }
   }
+
+  /**
+   * `live migrate` between inventory kinds: the object's inventory marks set (a string) or removed
+   * (null), in place, by a merge patch guarded by its uid: nothing is deleted or created. Its
+   * client-side last-applied copy gets the same marks, so the next apply changes nothing.
+   * Returns undefined when done (or the object is gone), else why not.
+   */
+  async mark(ref: ObjRef, live: KubeObject, marks: { labels?: Record<string, string | null>; annotations?: Record<string, string | null> }): Promise<string | undefined> {
+    const annotations: Record<string, string | null> = { ...marks.annotations };
+    const lastApplied = live.metadata.annotations?.[LAST_APPLIED_ANNOTATION];
+    const marked = lastApplied !== undefined ? markedLastApplied(lastApplied, marks) : undefined;
+    if (marked !== undefined) annotations[LAST_APPLIED_ANNOTATION] = marked;
+    const patch = { metadata: { uid: live.metadata.uid, ...(marks.labels ? { labels: marks.labels } : {}), annotations } };
+    try {
+      await this.gate(() => this.cluster.patch(ref, patch, "merge"));
+      return undefined;
+    } catch (err) {
+      if (err instanceof ApiError && err.notFound) return undefined;
+      return (err as Error).message;
+    }
+  }
+}
+
+/** kubectl's last-applied copy (as kubectl encodes it) with the marks set or removed; undefined when it cannot be read. */
+function markedLastApplied(text: string, marks: { labels?: Record<string, string | null>; annotations?: Record<string, string | null> }): string | undefined {
+  let obj: KubeObject;
+  try {
+    obj = JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+  if (!obj || typeof obj !== "object" || Array.isArray(obj)) return undefined;
+  const metadata = (obj.metadata ??= {});
+  for (const [field, values] of [["labels", marks.labels], ["annotations", marks.annotations]] as const) {
+    if (!values) continue;
+    const map: Record<string, string> = { ...metadata[field] };
+    for (const [k, v] of Object.entries(values)) {
+      if (v === null) delete map[k];
+      else map[k] = v;
+    }
+    if (Object.keys(map).length || field === "annotations") metadata[field] = map;
+    else delete metadata[field];
+  }
+  return lastAppliedValue(obj);
 }

@@ -153,8 +153,9 @@ export class KubeCluster implements Cluster {
     }
   }
 
-  async list(group: string, kind: string, namespace?: string, opts: { fieldSelector?: string; labelSelector?: string; signal?: AbortSignal } = {}): Promise<ListResult> {
+  async list(group: string, kind: string, namespace?: string, opts: { fieldSelector?: string; labelSelector?: string; signal?: AbortSignal; metadataOnly?: boolean } = {}): Promise<ListResult> {
     const m = await this.mapping(group, kind);
+    const accept = opts.metadataOnly ? "application/json;as=PartialObjectMetadataList;g=meta.k8s.io;v=v1,application/json" : undefined;
     const items: KubeObject[] = [];
     let cont: string | undefined;
     let resourceVersion = "";
@@ -164,13 +165,14 @@ export class KubeCluster implements Cluster {
         await this.transport.request<unknown>("GET", path, {
           query: { limit: 500, continue: cont, fieldSelector: opts.fieldSelector, labelSelector: opts.labelSelector },
           signal: opts.signal,
+          accept,
           what: `list ${kind}`,
         }),
         this.transport.urlOf(path),
       );
       // List items carry no apiVersion/kind; give them back so they look like what GET returns.
       const apiVersion = m.group ? `${m.group}/${m.version}` : m.version;
-      for (const it of page.items) items.push({ apiVersion, kind: m.kind, ...it } as KubeObject);
+      for (const it of page.items) items.push((opts.metadataOnly ? { ...it, apiVersion, kind: m.kind } : { apiVersion, kind: m.kind, ...it }) as KubeObject);
       cont = typeof page.metadata.continue === "string" && page.metadata.continue ? page.metadata.continue : undefined;
       resourceVersion = typeof page.metadata.resourceVersion === "string" ? page.metadata.resourceVersion : resourceVersion;
     } while (cont);
@@ -310,6 +312,28 @@ export class KubeCluster implements Cluster {
         return { ...s, apiService, ...(condition ? { condition } : {}) };
       }),
     );
+  }
+
+  async accessReview(q: { verb: string; group: string; kind: string; namespace: string }, signal?: AbortSignal): Promise<{ allowed: boolean; resource: string } | undefined> {
+    const m = await this.mapping(q.group, q.kind).catch(() => undefined);
+    if (!m) return undefined;
+    const resourceAttributes = { verb: q.verb, group: q.group, resource: m.resource, ...(m.namespaced && q.namespace ? { namespace: q.namespace } : {}) };
+    const body = { apiVersion: "authorization.k8s.io/v1", kind: "SelfSubjectAccessReview", spec: { resourceAttributes } };
+    const resource = m.group ? `${m.resource}.${m.group}` : m.resource;
+    try {
+      const res = await this.transport.request<any>("POST", "/apis/authorization.k8s.io/v1/selfsubjectaccessreviews", { body, signal, what: `access review of ${q.verb} ${resource}` });
+      return typeof res?.status?.allowed === "boolean" ? { allowed: res.status.allowed, resource } : undefined;
+    } catch (err) {
+      if (signal?.aborted) throw err;
+      return undefined;
+    }
+  }
+
+  async whoAmI(signal?: AbortSignal): Promise<string | undefined> {
+    const body = { apiVersion: "authentication.k8s.io/v1", kind: "SelfSubjectReview" };
+    const res = await this.transport.request<any>("POST", "/apis/authentication.k8s.io/v1/selfsubjectreviews", { body, signal, what: "self subject review" }).catch(() => undefined);
+    const name = res?.status?.userInfo?.username;
+    return typeof name === "string" && name ? name : undefined;
   }
 
   /** The /openapi/v3 index: each group/version's document URL, with its hash. */

@@ -68,7 +68,8 @@ export interface Cluster {
 
   /** `metadataOnly`: just the metadata (a cheap read of resourceVersion, labels, annotations). */
   get(ref: ObjRef, signal?: AbortSignal, opts?: { metadataOnly?: boolean }): Promise<KubeObject | undefined>;
-  list(group: string, kind: string, namespace?: string, opts?: { fieldSelector?: string; labelSelector?: string; signal?: AbortSignal }): Promise<ListResult>;
+  /** `metadataOnly`: each item's metadata alone (a PartialObjectMetadataList), given back with the kind's apiVersion and kind. */
+  list(group: string, kind: string, namespace?: string, opts?: { fieldSelector?: string; labelSelector?: string; signal?: AbortSignal; metadataOnly?: boolean }): Promise<ListResult>;
   create(obj: KubeObject, opts?: WriteOptions): Promise<KubeObject>;
   patch(ref: ObjRef, patch: unknown, type: PatchType, opts?: WriteOptions): Promise<KubeObject>;
   /** Server-side apply. */
@@ -83,6 +84,14 @@ export interface Cluster {
   watch(q: WatchQuery, signal: AbortSignal): AsyncIterable<WatchEvent>;
   /** Aggregated APIs listed but unavailable (cluster/unavailable-apis.ts); a cluster that cannot tell may leave it out. */
   unavailableApis?(signal?: AbortSignal): Promise<UnavailableApi[]>;
+  /**
+   * Whether this identity may do `verb` on the kind in the namespace ("" cluster-wide): a
+   * SelfSubjectAccessReview. Undefined when the server cannot tell (the review itself refused, the
+   * kind unknown); a cluster that cannot ask may leave it out.
+   */
+  accessReview?(q: { verb: string; group: string; kind: string; namespace: string }, signal?: AbortSignal): Promise<{ allowed: boolean; resource: string } | undefined>;
+  /** Who the server takes this identity for (a SelfSubjectReview): `system:serviceaccount:app:deployer`; undefined when it cannot tell. */
+  whoAmI?(signal?: AbortSignal): Promise<string | undefined>;
   /** The OpenAPI v3 document of a group/version, for client-side apply's merge keys. */
   openapi(group: string, version: string): Promise<unknown | undefined>;
   close(): void;

@@ -75,6 +75,21 @@ function positive(spec: FlagSpec<number | undefined>): FlagSpec<number> {
   };
 }
 
+/** One of a fixed set of values, or absent. */
+function optionalOneOf<T extends string>(flags: string, description: string, values: readonly T[]): FlagSpec<T | undefined> {
+  return {
+    flags,
+    description,
+    completion: { values },
+    parse: (v, flag) => {
+      if (v === undefined) return undefined;
+      const s = String(v);
+      if (!(values as readonly string[]).includes(s)) throw new UsageError(`--${flag} must be one of ${values.join(", ")} (got ${JSON.stringify(s)})`);
+      return s as T;
+    },
+  };
+}
+
 function output<T extends string>(values: readonly T[], defaultValue: T): FlagSpec<T> {
   const words = values.join(", ").replace(/, (\w+)$/, " or $1");
   return oneOf("--output <format>", words, values, defaultValue, `unknown output type: use ${words}`);
@@ -96,6 +111,13 @@ const rgFile = (command: "apply" | "destroy" | "status") =>
   completing("file", optionalText("--rg-file <file>", `the file holding the ResourceGroup, when the package or stream has none (kpt#4580): kustomize build | kpt-ts live ${command} - --rg-file inventory.yaml`));
 const local = () => bool("local", "preview without the server's dry runs: computed locally, as a read-only identity's preview is (no webhooks, no defaulting)");
 const fieldManager = () => text("--field-manager <name>", "field manager for server-side apply", D.fieldManager);
+const applySet = () =>
+  completing(
+    "inventory",
+    optionalText("--applyset <parent>", "use an ApplySet (KEP-3659) as the inventory, as kubectl does: [RESOURCE][.GROUP]/NAME of its parent (secrets/NAME, the default, or configmaps/NAME) in the namespace -n names; for a package without an inventory of its own"),
+  );
+const lockTimeout = () => duration("--lock-timeout <duration>", "wait this long for another run of the same inventory to finish (e.g. 2m); by default a second run fails at once (exit 2), naming the holder");
+const applySetParent = () => oneOf("--applyset-parent <resource>", "the ApplySet's parent: secrets or configmaps", ["secrets", "configmaps"] as const, "secrets", "applyset-parent must be one of secrets, configmaps");
 // Many clusters in one run (docs/fleet.md).
 const contexts = () =>
   completing("context", list("--contexts <list>", "run on each of these kubeconfig contexts, each with its own inventory: comma-separated names or globs ('prod-*'); lines and JSON events name their cluster, a table sums up each (docs/fleet.md)"));
@@ -106,10 +128,18 @@ const allowAnyCluster = () => bool("allow-any-cluster", "deploy even to a cluste
 
 export const initFlags = {
   name: optionalText("--name <name>", "inventory object name (default: inventory-<8 random digits>)"),
+  inventoryKind: oneOf(
+    "--inventory-kind <kind>",
+    "resourcegroup (kpt's, a listing CRD object) or applyset (KEP-3659: a Secret or ConfigMap parent, members found by label; no CRD, no size limit); see docs/inventories.md",
+    ["resourcegroup", "applyset"] as const,
+    "resourcegroup",
+    "inventory-kind must be one of resourcegroup, applyset",
+  ),
+  applysetParent: applySetParent(),
   inventoryId: optionalText("--inventory-id <id>", "inventory id (default: generated from namespace, name and time)"),
   force: bool("force", "overwrite existing inventory information"),
   quiet: bool("quiet", "print nothing on success"),
-  rgFile: completing("file", text("--rg-file <file>", "file name of the ResourceGroup", "resourcegroup.yaml")),
+  rgFile: completing("file", text("--rg-file <file>", "file name of the inventory (applyset.yaml, not the default, with --inventory-kind applyset)", "resourcegroup.yaml")),
 };
 
 /** The flags of a run on many clusters, none an engine option. */
@@ -120,6 +150,8 @@ type CommandFlags<Own extends string> = Omit<EngineFlags, Own> & Record<Own, Fla
 
 export const applyFlags = {
   rgFile: rgFile("apply"),
+  applySet: applySet(),
+  lockTimeoutMs: lockTimeout(),
   dryRun: bool("dry-run", "show what would change without changing anything (client-side; server-side with --server-side)"),
   serverSide: bool("server-side", "use server-side apply", D.serverSide),
   fieldManager: fieldManager(),
@@ -144,10 +176,12 @@ export const applyFlags = {
   rollout: rollout(),
   maxClustersAtOnce: maxClustersAtOnce(),
   allowAnyCluster: allowAnyCluster(),
-} satisfies CommandFlags<"rgFile" | "dryRun" | "output" | "local" | "showStatusEvents" | "healthRules" | "yes" | FleetFlag>;
+} satisfies CommandFlags<"rgFile" | "applySet" | "dryRun" | "output" | "local" | "showStatusEvents" | "healthRules" | "yes" | FleetFlag>;
 
 export const destroyFlags = {
   rgFile: rgFile("destroy"),
+  applySet: applySet(),
+  lockTimeoutMs: lockTimeout(),
   dryRun: bool("dry-run", "show what would be deleted without deleting anything"),
   inventoryPolicy: inventoryPolicy("strict or adopt"),
   output: runOutput(),
@@ -164,10 +198,11 @@ export const destroyFlags = {
   rollout: rollout(),
   maxClustersAtOnce: maxClustersAtOnce(),
   allowAnyCluster: allowAnyCluster(),
-} satisfies CommandFlags<"rgFile" | "dryRun" | "output" | "showStatusEvents" | "healthRules" | "yes" | FleetFlag>;
+} satisfies CommandFlags<"rgFile" | "applySet" | "dryRun" | "output" | "showStatusEvents" | "healthRules" | "yes" | FleetFlag>;
 
 /** `live diff`: the options of the apply it previews. */
 export const diffFlags = {
+  applySet: applySet(),
   serverSide: bool("server-side", "preview a server-side apply", D.serverSide),
   fieldManager: fieldManager(),
   forceConflicts: bool("force-conflicts", "server-side apply: take over fields other managers own", D.forceConflicts),
@@ -177,11 +212,12 @@ export const diffFlags = {
   concurrency: concurrency("dry runs at once"),
   contexts: contexts(),
   maxClustersAtOnce: maxClustersAtOnce(),
-} satisfies CommandFlags<"output" | "local" | "contexts" | "maxClustersAtOnce">;
+} satisfies CommandFlags<"applySet" | "output" | "local" | "contexts" | "maxClustersAtOnce">;
 
 /** `live status`: followStatus' options (keyed as FollowStatusOptions) and its own. */
 export const statusFlags = {
   rgFile: rgFile("status"),
+  applySet: applySet(),
   pollPeriodMs: pollPeriod(),
   pollUntil: oneOf("--poll-until <when>", "known, current, deleted or forever", ["known", "current", "deleted", "forever"] as const, "known", "pollUntil must be one of known,current,deleted,forever"),
   timeoutMs: duration("--timeout <duration>", "stop after this long (exit 0)"),
@@ -199,27 +235,36 @@ export const statusFlags = {
   healthRules: healthRules(),
   contexts: contexts(),
   maxClustersAtOnce: maxClustersAtOnce(),
-} satisfies { [K in keyof FollowStatusOptions]?: FlagSpec<FollowStatusOptions[K]> } & Record<"rgFile" | "output" | "invType" | "invNames" | "statuses" | "namespaces" | "healthRules" | "contexts" | "maxClustersAtOnce", FlagSpec<unknown>>;
+} satisfies { [K in keyof FollowStatusOptions]?: FlagSpec<FollowStatusOptions[K]> } & Record<"rgFile" | "applySet" | "output" | "invType" | "invNames" | "statuses" | "namespaces" | "healthRules" | "contexts" | "maxClustersAtOnce", FlagSpec<unknown>>;
 
 export const migrateFlags = {
   dryRun: bool("dry-run", "do not actually migrate, but show steps"),
   force: bool("force", "overwrite an existing ResourceGroup file (ConfigMap inventories)"),
-  name: optionalText("--name <name>", "ResourceGroup name for a ConfigMap inventory (default: the ConfigMap's; a Kptfile inventory keeps its name)"),
-  rgFile: completing("file", text("--rg-file <file>", "file name of the ResourceGroup", "resourcegroup.yaml")),
+  name: optionalText("--name <name>", "ResourceGroup name for a ConfigMap inventory (default: the ConfigMap's; a Kptfile inventory keeps its name); with --to, the new inventory's name (default: the old one's)"),
+  rgFile: completing("file", text("--rg-file <file>", "file name of the new inventory (applyset.yaml, not the default, with --to applyset)", "resourcegroup.yaml")),
+  to: optionalOneOf("--to <kind>", "applyset (from a ResourceGroup) or resourcegroup (from an ApplySet): every object is kept, only its inventory marks change (docs/inventories.md)", ["resourcegroup", "applyset"] as const),
+  applysetParent: applySetParent(),
+  lockTimeoutMs: lockTimeout(),
 };
 
-export const historyFlags = { output: output(["table", "json"] as const, "table") };
+export const historyFlags = { output: output(["table", "json"] as const, "table"), applySet: applySet() };
 export const listFlags = { output: output(["table", "json"] as const, "table") };
 export const noFlags = {};
 
 /** Each command's `--help` examples (shown after the flags): [what it does, the command]. */
 export const commandExamples: Record<string, [string, string][]> = {
-  "live init": [["write resourcegroup.yaml into the package in my-dir", "kpt-ts live init my-dir"], ["name the inventory and its namespace", "kpt-ts live init --name my-app --namespace app my-dir"]],
+  "live init": [
+    ["write resourcegroup.yaml into the package in my-dir", "kpt-ts live init my-dir"],
+    ["name the inventory and its namespace", "kpt-ts live init --name my-app --namespace app my-dir"],
+    ["an ApplySet inventory instead (no CRD, no size limit: applyset.yaml)", "kpt-ts live init --inventory-kind applyset --name my-app --namespace app my-dir"],
+  ],
   "live apply": [
     ["apply the package in the current directory", "kpt-ts live apply"],
     ["wait up to 15 minutes for everything to reconcile", "kpt-ts live apply --reconcile-timeout=15m my-dir"],
     ["write and prune, then return without waiting", "kpt-ts live apply --wait=false my-dir"],
     ["apply a rendered stream, the inventory kept in a file", "kustomize build overlays/prod | kpt-ts live apply - --rg-file inventory.yaml"],
+    ["apply a package without an inventory file, as kubectl --applyset does", "kpt-ts live apply --applyset secrets/my-app -n app my-dir"],
+    ["wait up to 5 minutes for another run of the package to finish", "kpt-ts live apply --lock-timeout=5m my-dir"],
     ["apply to every prod-* context, the canaries first, then the rest", "kpt-ts live apply --contexts 'prod-*' --rollout 'prod-canary-*;*' my-dir"],
   ],
   "live destroy": [["delete everything the package's inventory lists", "kpt-ts live destroy my-dir"], ["the same for a stream", "kustomize build . | kpt-ts live destroy - --rg-file inventory.yaml"]],
@@ -236,7 +281,11 @@ export const commandExamples: Record<string, [string, string][]> = {
   ],
   "live history": [["the package's changes, newest first", "kpt-ts live history my-dir"]],
   "live list": [["every inventory in the cluster", "kpt-ts live list"], ["those in one namespace, as JSON", "kpt-ts live list -n app --output json"]],
-  "live migrate": [["move the Kptfile's or a ConfigMap's inventory to resourcegroup.yaml", "kpt-ts live migrate my-dir"], ["show the steps without changing anything", "kpt-ts live migrate --dry-run my-dir"]],
+  "live migrate": [
+    ["move the Kptfile's or a ConfigMap's inventory to resourcegroup.yaml", "kpt-ts live migrate my-dir"],
+    ["show the steps without changing anything", "kpt-ts live migrate --dry-run my-dir"],
+    ["move a ResourceGroup package to an ApplySet (and back), keeping every object", "kpt-ts live migrate --to applyset my-dir"],
+  ],
   "live install-resource-group": [["install the ResourceGroup CRD (needs cluster-admin)", "kpt-ts live install-resource-group"]],
   completion: [["bash, for this shell", "source <(kpt-ts completion bash)"], ["fish, for every session", "kpt-ts completion fish > ~/.config/fish/completions/kpt-ts.fish"]],
   version: [["print kpt-ts' version", "kpt-ts version"]],

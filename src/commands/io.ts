@@ -3,7 +3,8 @@
 import { resolveColor } from "../print/color.js";
 import { noteLine, warningLine } from "../print/terminal-text.js";
 import { parseCacheFor } from "../object/parse-cache.js";
-import { PackageError } from "../model/errors.js";
+import { PackageError, UsageError } from "../model/errors.js";
+import { applySetFromFlag } from "../inventory/applyset.js";
 import { MAX_PACKAGE_FILE_BYTES, readPackage } from "../object/read-package.js";
 import type { Package } from "../model/kube-object.js";
 import type { ComputeStatusOptions } from "../status/types.js";
@@ -49,15 +50,20 @@ export async function packageText(path: string, io: CommandIO): Promise<Buffer |
   return path === "-" ? readStdin(io) : undefined;
 }
 
-/** The package a command works on (`-`: standard input), with the reader's warnings on stderr. */
-export async function readCommandPackage(path: string, io: CommandIO, rgFile?: string): Promise<Package> {
+/**
+ * The package a command works on (`-`: standard input), with the reader's warnings on stderr;
+ * `applySet`: `--applyset` and `-n`, the inventory of a package without one (kubectl's way).
+ */
+export async function readCommandPackage(path: string, io: CommandIO, rgFile?: string, applySet?: { flag?: string; namespace?: string }): Promise<Package> {
+  if (applySet?.flag !== undefined && rgFile !== undefined) throw new UsageError("--applyset and --rg-file both give the inventory: drop one of them");
+  const inventory = applySet?.flag !== undefined ? applySetFromFlag(applySet.flag, applySet.namespace) : undefined;
   let parseCache: ReturnType<typeof parseCacheFor>;
   try {
     parseCache = parseCacheFor(io.env, io.verbose ? { onUnusable: (m) => io.stderr.write(noteLine(m)) } : {});
   } catch {
     /* no home directory to keep it in: parse as usual */
   }
-  return readPackage(path, { stdin: await packageText(path, io), onWarning: (w) => io.stderr.write(warningLine(w)), ...(rgFile !== undefined ? { rgFile } : {}), ...(parseCache ? { parseCache } : {}) });
+  return readPackage(path, { stdin: await packageText(path, io), onWarning: (w) => io.stderr.write(warningLine(w)), ...(rgFile !== undefined ? { rgFile } : {}), ...(parseCache ? { parseCache } : {}), ...(inventory ? { inventory } : {}) });
 }
 
 

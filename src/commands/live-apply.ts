@@ -16,7 +16,7 @@ import { showRun } from "./show-run.js";
 
 export async function liveApply(pkgPath: string, f: FlagValues<typeof applyFlags>, g: GlobalFlags, io: CommandIO): Promise<void> {
   // Everything but the engine's own options (engine/options.ts, keyed the same).
-  const { rgFile, dryRun: dry, output, local, showStatusEvents, healthRules, yes, contexts, rollout, maxClustersAtOnce, allowAnyCluster, ...engine } = f;
+  const { rgFile, applySet, dryRun: dry, output, local, showStatusEvents, healthRules, yes, contexts, rollout, maxClustersAtOnce, allowAnyCluster, ...engine } = f;
   if (engine.forceConflicts && !engine.serverSide) throw new UsageError("--force-conflicts only applies with --server-side");
   if (!engine.wait && engine.waitForJobs) throw new UsageError("--wait=false waits for nothing, so --wait-for-jobs has no effect: drop one of them");
   if (!engine.wait && (engine.reconcileTimeoutMs !== undefined || engine.pruneTimeoutMs !== undefined)) {
@@ -29,7 +29,7 @@ export async function liveApply(pkgPath: string, f: FlagValues<typeof applyFlags
   const fleet = { contexts, rollout, maxClustersAtOnce };
   if (isFleetRun(fleet)) {
     const planned = planFleetRun(fleet, g, io, engine.concurrency);
-    const pkg = await readCommandPackage(pkgPath, io, rgFile);
+    const pkg = await readCommandPackage(pkgPath, io, rgFile, { flag: applySet, namespace: g.namespace });
     const options = { ...engine, dryRun, statusOptions: await statusOptionsFor(pkg, healthRules) } as const;
     if (output !== "markdown") return await runFleetCommand("apply", pkg, planned, options, { ...fleet, output, showStatusEvents, yes, dryRun: dry, allowAnyCluster }, g, io);
     const title = "kpt-ts live apply --dry-run";
@@ -39,7 +39,7 @@ export async function liveApply(pkgPath: string, f: FlagValues<typeof applyFlags
   }
   const early = openClusterEarly(g, { maxSockets: runSockets(engine.concurrency), openapi: !engine.serverSide, io });
   try {
-    const pkg = await readCommandPackage(pkgPath, io, rgFile);
+    const pkg = await readCommandPackage(pkgPath, io, rgFile, { flag: applySet, namespace: g.namespace });
     const statusOptions = await statusOptionsFor(pkg, healthRules);
     const cluster = early.use();
     await guardCluster(pkg.inventory, cluster, cluster.context, { allowAnyCluster, signal: io.signal });

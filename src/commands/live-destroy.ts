@@ -12,17 +12,17 @@ import { showRun } from "./show-run.js";
 
 export async function liveDestroy(pkgPath: string, f: FlagValues<typeof destroyFlags>, g: GlobalFlags, io: CommandIO): Promise<void> {
   // Everything but the engine's own options (engine/options.ts, keyed the same).
-  const { rgFile, dryRun: dry, output, showStatusEvents, healthRules, yes, contexts, rollout, maxClustersAtOnce, allowAnyCluster, ...engine } = f;
+  const { rgFile, applySet, dryRun: dry, output, showStatusEvents, healthRules, yes, contexts, rollout, maxClustersAtOnce, allowAnyCluster, ...engine } = f;
   const fleet = { contexts, rollout, maxClustersAtOnce };
   if (isFleetRun(fleet)) {
     const planned = planFleetRun(fleet, g, io, engine.concurrency);
-    const pkg = await readCommandPackage(pkgPath, io, rgFile);
+    const pkg = await readCommandPackage(pkgPath, io, rgFile, { flag: applySet, namespace: g.namespace });
     const options = { ...engine, dryRun: dry ? "client" : "none", statusOptions: await statusOptionsFor(pkg, healthRules) } as const;
     return runFleetCommand("destroy", pkg, planned, options, { ...fleet, output, showStatusEvents, yes, dryRun: dry, allowAnyCluster }, g, io);
   }
   const early = openClusterEarly(g, { maxSockets: runSockets(engine.concurrency), io });
   try {
-    const pkg = await readCommandPackage(pkgPath, io, rgFile);
+    const pkg = await readCommandPackage(pkgPath, io, rgFile, { flag: applySet, namespace: g.namespace });
     const statusOptions = await statusOptionsFor(pkg, healthRules);
     const cluster = early.use();
     await guardCluster(pkg.inventory, cluster, cluster.context, { allowAnyCluster, signal: io.signal });

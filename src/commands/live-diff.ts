@@ -17,17 +17,17 @@ import { openClusterEarly, runSockets } from "./open-cluster.js";
 
 export async function liveDiff(pkgPath: string, f: FlagValues<typeof diffFlags>, g: GlobalFlags, io: CommandIO): Promise<0 | 1 | 2> {
   // Everything but the engine's own options (engine/options.ts, keyed the same).
-  const { output, local, contexts, maxClustersAtOnce, ...engine } = f;
+  const { output, local, applySet, contexts, maxClustersAtOnce, ...engine } = f;
   if (engine.forceConflicts && !engine.serverSide) throw new UsageError("--force-conflicts only applies with --server-side");
   const localNote = local ? { local: localPreviewNote("--local", engine.serverSide) } : {};
   if (isFleetRun({ contexts, maxClustersAtOnce })) {
     const planned = planFleetRun({ contexts }, g, io, engine.concurrency);
-    const pkg = await readCommandPackage(pkgPath, io);
+    const pkg = await readCommandPackage(pkgPath, io, undefined, { flag: applySet, namespace: g.namespace });
     return (await previewFleet(pkg, planned, { ...engine, dryRun: local ? "client" : "server" }, { output, title: "kpt-ts live diff", codes: "diff", maxClustersAtOnce, ...localNote }, g, io)) as 0 | 1 | 2;
   }
   const early = openClusterEarly(g, { maxSockets: runSockets(engine.concurrency), openapi: !engine.serverSide, io });
   try {
-    const pkg = await readCommandPackage(pkgPath, io);
+    const pkg = await readCommandPackage(pkgPath, io, undefined, { flag: applySet, namespace: g.namespace });
     const events = runApply(pkg, early.use(), { ...engine, dryRun: local ? "client" : "server", signal: io.signal });
     const changes = await collectChangeSet(events, localNote);
     await showPreview(changes, "kpt-ts live diff", output, g, io);

@@ -11,13 +11,14 @@ import { openCluster } from "./open-cluster.js";
 
 export async function liveHistory(pkgPath: string, f: FlagValues<typeof historyFlags>, g: GlobalFlags, io: CommandIO): Promise<void> {
   const output = f.output;
-  const pkg = await readCommandPackage(pkgPath, io);
+  const pkg = await readCommandPackage(pkgPath, io, undefined, { flag: f.applySet, namespace: g.namespace });
   const { name, namespace, id } = pkg.inventory;
   const cluster = openCluster(g, { io });
   try {
     const records = await listChanges(cluster, { namespace, inventoryId: id, signal: io.signal });
     const color = colorFor(io, g);
-    printDocument(() => formatHistory({ name, namespace, id }, records, createPalette(color)), () => historyJson({ name, namespace, id }, records), { output, stdout: io.stdout, color });
+    const kind = pkg.inventory.applySet ? `ApplySet (${pkg.inventory.applySet.kind})` : "ResourceGroup";
+    printDocument(() => formatHistory({ name, namespace, id, kind }, records, createPalette(color)), () => historyJson({ name, namespace, id }, records), { output, stdout: io.stdout, color });
   } finally {
     cluster.close();
   }

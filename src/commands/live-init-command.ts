@@ -2,7 +2,9 @@
 
 import { loadConnection } from "../cluster/kubeconfig.js";
 import { connectionOptions } from "./open-cluster.js";
-import { ClusterError } from "../model/errors.js";
+import { ClusterError, UsageError } from "../model/errors.js";
+import { DEFAULT_RG_FILE } from "../inventory/init.js";
+import { DEFAULT_APPLYSET_FILE } from "../inventory/init-applyset.js";
 import type { FlagValues } from "./flag-spec.js";
 import type { GlobalFlags, initFlags } from "./command-specs.js";
 import type { CommandIO } from "./io.js";
@@ -19,14 +21,19 @@ function contextNamespace(f: GlobalFlags): string {
 }
 
 export async function liveInit(pkgPath: string, f: FlagValues<typeof initFlags>, g: GlobalFlags, io: CommandIO): Promise<void> {
+  const applySet = f.inventoryKind === "applyset";
+  if (!applySet && f.applysetParent !== "secrets") throw new UsageError("--applyset-parent is for --inventory-kind applyset");
+  if (applySet && f.inventoryId) throw new UsageError("--inventory-id is for a ResourceGroup: an ApplySet's id follows from its parent's name, namespace and kind");
   await runLiveInit({
     dir: pkgPath,
+    ...(applySet ? { applySet: { parentKind: f.applysetParent === "configmaps" ? ("ConfigMap" as const) : ("Secret" as const) } } : {}),
     name: f.name,
     namespace: g.namespace,
     inventoryId: f.inventoryId,
     force: f.force,
     quiet: f.quiet,
-    rgFile: f.rgFile,
+    // The default file name follows the kind.
+    rgFile: applySet && f.rgFile === DEFAULT_RG_FILE ? DEFAULT_APPLYSET_FILE : f.rgFile,
     contextNamespace: g.namespace ?? contextNamespace(g),
     stderr: io.stderr,
   });

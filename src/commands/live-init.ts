@@ -6,10 +6,13 @@ import { lstat, open, readlink, realpath } from "node:fs/promises";
 import { isAbsolute, join, relative } from "node:path";
 import { PackageError } from "../model/errors.js";
 import { planInit } from "../inventory/init.js";
+import { planApplySetInit } from "../inventory/init-applyset.js";
 import { readPackageFiles } from "../object/read-package.js";
 
 export interface LiveInitOptions {
   dir: string;
+  /** `--inventory-kind applyset`: write applyset.yaml (an ApplySet with this parent kind) instead of a ResourceGroup. */
+  applySet?: { parentKind: "Secret" | "ConfigMap" };
   name?: string;
   namespace?: string;
   inventoryId?: string;
@@ -23,7 +26,9 @@ export interface LiveInitOptions {
 
 export async function runLiveInit(opts: LiveInitOptions): Promise<void> {
   const files = await readPackageFiles(opts.dir);
-  const plan = planInit(files, { ...opts, dir: opts.dir });
+  const plan = opts.applySet
+    ? planApplySetInit(files, { ...opts, file: opts.rgFile, parentKind: opts.applySet.parentKind, dir: opts.dir })
+    : planInit(files, { ...opts, dir: opts.dir });
   const say = (text: string): void => {
     if (!opts.quiet) opts.stderr.write(text);
   };

@@ -1,7 +1,10 @@
 // `kpt-ts live list [-n NAMESPACE]`: every inventory in the cluster (kpt-ts' and the real kpt's
-// ResourceGroups), with its objects, the namespaces they span and its last recorded change.
+// ResourceGroups, and ApplySets, kubectl's included), with its objects, the namespaces they span
+// and its last recorded change.
 
-import { listResourceGroups } from "../inventory/cluster-inventory.js";
+import { ApiError } from "../cluster/api-error.js";
+import { listInventories } from "../inventory/list-inventories.js";
+import { warningLine } from "../print/terminal-text.js";
 import { listChanges } from "../history/cluster-history.js";
 import { inventoryRows } from "../history/inventory-list.js";
 import { createPalette } from "../print/color.js";
@@ -17,9 +20,10 @@ export async function liveList(f: FlagValues<typeof listFlags>, g: GlobalFlags, 
   try {
     // Without -n: every namespace (the context's namespace does not narrow it, as `kapp ls -A`).
     const namespace = cluster.namespaceEnforced ? cluster.defaultNamespace : undefined;
-    const groups = await listResourceGroups(cluster, { namespace, signal: io.signal });
-    const changes = groups.length ? await listChanges(cluster, { namespace, signal: io.signal }) : [];
-    const rows = inventoryRows(groups, changes, new Date());
+    const { inventories } = await listInventories(cluster, { namespace, signal: io.signal, onWarning: (w) => io.stderr.write(warningLine(w)) });
+    // The change records are extra: a user who may not list them (across namespaces) still gets the list.
+    const changes = inventories.length ? await listChanges(cluster, { namespace, signal: io.signal }).catch((err: unknown) => (err instanceof ApiError && err.status === 403 ? [] : Promise.reject(err))) : [];
+    const rows = inventoryRows(inventories, changes, new Date());
     const color = colorFor(io, g);
     printDocument(() => formatInventoryList(rows, createPalette(color)), () => inventoryListJson(rows), { output, stdout: io.stdout, color });
   } finally {

@@ -1,6 +1,7 @@
 // `kpt-ts live migrate [PKG_PATH]`: moves a Kptfile or ConfigMap inventory to a ResourceGroup,
-// in the package and in the cluster, with kpt's steps and lines. Safe to run again: a package
-// already on a ResourceGroup is left as it is, and a migrate that stopped half way finishes.
+// in the package and in the cluster, with kpt's steps and lines; with --to, a ResourceGroup to an
+// ApplySet and back (engine/migrate-kind.ts), every object kept. Safe to run again: a package
+// already on the kind asked for is left as it is, and a migrate that stopped half way finishes.
 
 import { rm, writeFile } from "node:fs/promises";
 import { join } from "node:path";
@@ -9,7 +10,15 @@ import { UsageError } from "../model/errors.js";
 import { installResourceGroupCrd, resourceGroupCrdInstalled } from "../inventory/cluster-inventory.js";
 import { planMigrate } from "../inventory/migrate.js";
 import { readConfigMapInventory, storeInResourceGroup } from "../inventory/migrate-cluster.js";
-import { readPackageFiles } from "../object/read-package.js";
+import { readPackage, readPackageFiles } from "../object/read-package.js";
+import type { PackageFile } from "../object/parse-package.js";
+import { acquireRunLock, awaitFreeLock } from "../inventory/cluster-lock.js";
+import { DEFAULT_RG_FILE } from "../inventory/init.js";
+import { DEFAULT_APPLYSET_FILE } from "../inventory/init-applyset.js";
+import { planKindMigration } from "../inventory/migrate-kind.js";
+import { migrateKind } from "../engine/migrate-kind.js";
+import { warningLine } from "../print/terminal-text.js";
+import { readCommandPackage } from "./io.js";
 import { createMigrateSteps } from "../print/migrate-printer.js";
 import type { FlagValues } from "./flag-spec.js";
 import type { GlobalFlags, migrateFlags } from "./command-specs.js";
@@ -18,7 +27,10 @@ import { openCluster } from "./open-cluster.js";
 
 export async function liveMigrate(pkgPath: string, f: FlagValues<typeof migrateFlags>, g: GlobalFlags, io: CommandIO): Promise<void> {
   if (pkgPath === "-") throw new UsageError("live migrate rewrites the package's files: give the package directory, not -");
-  const plan = planMigrate(await readPackageFiles(pkgPath), { rgFile: f.rgFile, name: f.name, namespace: g.namespace, force: f.force, dir: pkgPath });
+  const files = await readPackageFiles(pkgPath);
+  // Between inventory kinds (--to): a package's ResourceGroup to an ApplySet and back.
+  if (f.to === "applyset" || (f.to === "resourcegroup" && (await hasApplySet(pkgPath)))) return migrateBetweenKinds(pkgPath, files, f.to, f, g, io);
+  const plan = planMigrate(files, { rgFile: f.rgFile, name: f.name, namespace: g.namespace, force: f.force, dir: pkgPath });
   const steps = createMigrateSteps(io.stdout);
   const cluster = openCluster(g, { io });
   const write = async (files: { path: string; content: string; mode: number }[]) => {
@@ -65,6 +77,46 @@ export async function liveMigrate(pkgPath: string, f: FlagValues<typeof migrateF
     steps.finish(false);
     throw err;
   } finally {
+    cluster.close();
+  }
+}
+
+/** The package records an ApplySet inventory (so `--to resourcegroup` moves it back). */
+async function hasApplySet(pkgPath: string): Promise<boolean> {
+  const pkg = await readPackage(pkgPath).catch(() => undefined);
+  return Boolean(pkg?.inventory.applySet);
+}
+
+async function migrateBetweenKinds(pkgPath: string, files: PackageFile[], to: "applyset" | "resourcegroup", f: FlagValues<typeof migrateFlags>, g: GlobalFlags, io: CommandIO): Promise<void> {
+  const pkg = await readCommandPackage(pkgPath, io);
+  const file = to === "applyset" && f.rgFile === DEFAULT_RG_FILE ? DEFAULT_APPLYSET_FILE : f.rgFile;
+  const plan = planKindMigration(files, pkg.inventory, { to, ...(f.name ? { name: f.name } : {}), file, parentKind: f.applysetParent === "configmaps" ? "ConfigMap" : "Secret", dir: pkgPath });
+  const steps = createMigrateSteps(io.stdout);
+  if (!plan) {
+    steps.step(`the package's inventory is already ${to === "applyset" ? "an ApplySet" : "a ResourceGroup"}`);
+    steps.done("nothing to do");
+    return steps.finish(true);
+  }
+  const cluster = openCluster(g, { io });
+  const lockOptions = { timeoutMs: f.lockTimeoutMs, command: "migrate", signal: io.signal, onWarning: (w: string) => io.stderr.write(warningLine(w)) };
+  const lock = f.dryRun ? undefined : (await acquireRunLock(cluster, plan.from, lockOptions, await awaitFreeLock(cluster, plan.from, lockOptions))).lock;
+  try {
+    const result = await migrateKind(cluster, plan, steps, {
+      dryRun: f.dryRun,
+      signal: io.signal,
+      writePackage: async () => {
+        for (const w of plan.writes) await writeFile(join(pkgPath, w.path), w.content, { mode: w.mode });
+        for (const r of plan.removes) await rm(join(pkgPath, r));
+      },
+    });
+    for (const s of result.skipped) io.stderr.write(warningLine(`${s.ref.kind} ${s.ref.namespace ? `${s.ref.namespace}/` : ""}${s.ref.name} was left as it is: inventory "${s.owner}" owns it, not this package`));
+    steps.finish(true);
+  } catch (err) {
+    steps.finish(false);
+    throw err;
+  } finally {
+    // The old inventory's Lease goes with it.
+    await lock?.release({ remove: true });
     cluster.close();
   }
 }

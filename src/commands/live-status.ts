@@ -1,5 +1,5 @@
 // `kpt-ts live status [PKG_PATH | -]`, and `live status --inv-type remote` (no package: every
-// inventory in the cluster, as kpt). With --contexts, on each of several clusters: every line
+// inventory in the cluster, as kpt, ApplySets too). With --contexts, on each of several clusters: every line
 // names its cluster, and a table sums each cluster's statuses up (the fleet view).
 
 import type { Cluster } from "../cluster/types.js";
@@ -7,8 +7,9 @@ import { unavailableApiWarnings } from "../cluster/unavailable-apis.js";
 import { clusterExitCode, worstExitCode } from "../fleet/exit-codes.js";
 import { DEFAULT_MAX_CLUSTERS_AT_ONCE } from "../fleet/options.js";
 import { runWaves } from "../fleet/run-waves.js";
-import { listResourceGroups, readInventoryForStatus } from "../inventory/cluster-inventory.js";
-import { listedInventories, selectForStatus, type InventoryMember } from "../inventory/status-selection.js";
+import { readInventoryForStatus } from "../inventory/cluster-inventory.js";
+import { listInventories } from "../inventory/list-inventories.js";
+import { selectForStatus, type InventoryMember } from "../inventory/status-selection.js";
 import { FleetError, UsageError } from "../model/errors.js";
 import type { KStatus } from "../model/events.js";
 import type { Package } from "../model/kube-object.js";
@@ -40,7 +41,7 @@ export async function liveStatus(pkgPath: string, f: StatusFlags, g: GlobalFlags
   if (isFleetRun({ contexts, maxClustersAtOnce })) {
     const planned = planFleetRun({ contexts }, g, io, undefined);
     // Remote: the --health-rules files' rules only; there is no package to read.
-    const pkg = remote ? undefined : await readCommandPackage(pkgPath, io, rgFile);
+    const pkg = remote ? undefined : await readCommandPackage(pkgPath, io, rgFile, { flag: f.applySet, namespace: g.namespace });
     const statusOptions = await statusOptionsFor(pkg ?? {}, healthRules);
     const outcomes = await runWaves(
       planned.waves,
@@ -72,7 +73,7 @@ export async function liveStatus(pkgPath: string, f: StatusFlags, g: GlobalFlags
   const early = openClusterEarly(g, { io });
   try {
     // Remote: the --health-rules files' rules only; there is no package to read.
-    const pkg = remote ? undefined : await readCommandPackage(pkgPath, io, rgFile);
+    const pkg = remote ? undefined : await readCommandPackage(pkgPath, io, rgFile, { flag: f.applySet, namespace: g.namespace });
     const statusOptions = await statusOptionsFor(pkg ?? {}, healthRules);
     await showStatus(early.use(), pkg, f, statusOptions, { ...io, tty: Boolean(io.stdout.isTTY), color: colorFor(io, g) });
   } finally {
@@ -92,15 +93,16 @@ interface StatusOut {
 
 /** One cluster's status: the inventory's objects (or every inventory's, remote), followed and printed. */
 async function showStatus(cluster: Cluster, pkg: Package | undefined, f: StatusFlags, statusOptions: Omit<ComputeStatusOptions, "now">, io: StatusOut): Promise<void> {
-  const { output, invType, invNames, statuses: shown, namespaces, rgFile: _rgFile, healthRules: _hr, contexts: _c, maxClustersAtOnce: _m, ...follow } = f;
+  const { output, invType, invNames, statuses: shown, namespaces, rgFile: _rgFile, applySet: _as, healthRules: _hr, contexts: _c, maxClustersAtOnce: _m, ...follow } = f;
   const remote = invType === "remote";
   const selection = { inventoryNames: invNames, namespaces };
-  // As kpt: every namespace's ResourceGroups, whatever -n says (--namespaces selects objects);
-  // without their CRD, kpt's error (exit 1), as for one package's inventory.
+  // As kpt: every namespace's ResourceGroups, whatever -n says (--namespaces selects objects),
+  // and every ApplySet beside them; without the CRD and without any ApplySet, kpt's error (exit 1),
+  // as for one package's inventory.
   const stored = pkg ? await readInventoryForStatus(cluster, pkg.inventory, io.signal) : undefined;
   const objects: InventoryMember[] = pkg
-    ? selectForStatus([{ ...pkg.inventory, refs: stored!.refs }], selection)
-    : selectForStatus(listedInventories(await listResourceGroups(cluster, { signal: io.signal, crdRequired: true })), selection);
+    ? selectForStatus([{ kind: pkg.inventory.applySet ? "ApplySet" : "ResourceGroup", ...pkg.inventory, refs: stored!.refs }], selection)
+    : selectForStatus((await listInventories(cluster, { signal: io.signal, kindRequired: true, onWarning: (w) => io.stderr.write(warningLine(w)) })).inventories, selection);
   if (objects.length === 0) {
     io.stdout.write("no resources found in the inventory\n");
     // kpt's line alone reads the same for an empty package and a wrong context: say which.

@@ -43,7 +43,8 @@ export interface Change {
 }
 
 export interface ChangeSet {
-  inventory: { name: string; namespace: string; exists: boolean };
+  /** `kind`: how the inventory is named, when not a ResourceGroup (`ApplySet (Secret)`). */
+  inventory: { name: string; namespace: string; exists: boolean; kind?: string };
   changes: Change[];
   /** The run's order: apply waves, then delete waves (from the plan), when known. */
   waves?: { apply: ObjRef[][]; delete: ObjRef[][] };
@@ -109,7 +110,12 @@ export function changeSetOf(events: Iterable<EngineEvent>, o: { local?: string }
       const changes = planChanges(plan);
       for (const c of changes) byKey.set(refKey(c.ref), c);
       cs = {
-        inventory: { name: plan.inventory.info.name, namespace: plan.inventory.info.namespace, exists: plan.inventory.stored !== undefined },
+        inventory: {
+          name: plan.inventory.info.name,
+          namespace: plan.inventory.info.namespace,
+          exists: plan.inventory.stored !== undefined,
+          ...(plan.inventory.info.applySet ? { kind: `ApplySet (${plan.inventory.info.applySet.kind})` } : {}),
+        },
         changes,
         waves: { apply: plan.command === "apply" ? plan.applyWaves : [], delete: plan.deleteWaves },
         ...(o.local ? { local: o.local } : {}),

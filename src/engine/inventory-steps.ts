@@ -39,7 +39,7 @@ export const inventoryAddStep: StepHandler<StepOf<"inventory-add">> = {
 };
 
 /** The inventory's Namespace, applied as the plan says before the inventory can be stored in it; its wave reports the result. */
-async function applyEarly(ctx: RunContext, ref: ObjRef): Promise<void> {
+export async function applyEarly(ctx: RunContext, ref: ObjRef): Promise<void> {
   const r = await applyObject(ctx.applyContext, ctx.applies.get(refKey(ref))!);
   if (r.status === "Failed") throw new ClusterError(`cannot store the inventory in namespace "${ref.name}": ${r.error}`);
   if (r.after) ctx.cache.observe(r.after);
@@ -53,12 +53,7 @@ export const inventorySetStep: StepHandler<StepOf<"inventory-set">> = {
     if (ctx.dry) return;
     const { plan, state, recorder, o } = ctx;
     const tally = recorder.tally;
-    const localRefs = plan.command === "apply" ? plan.applies.map((a) => a.ref) : [];
-    const applied = localRefs.filter((r) => tally.actuated(r) === "Successful");
-    applied.push(...(await existing(ctx.cluster, state.mayExist)));
-    const notApplied = localRefs.filter((r) => tally.actuated(r) !== "Successful");
-    // Hook objects that may exist stay listed (docs/lifecycle.md); those deleted or gone leave.
-    const final = new RefSet(nextInventory({ previous: plan.inventory.previous, applied, notApplied, notDeleted: notDeleted(plan.deletes, tally, state.abandoned, o.wait), abandoned: state.abandoned })).union(state.hooks).toArray();
+    const final = await finalInventory(ctx);
     // A no-op writes nothing when the stored list is already right: its statuses stay as the last
     // run that changed something left them (kapp, too, records no change then). It still drops
     // entries for objects found gone (deleted by hand, or pruned by a run racing this package's).
@@ -79,14 +74,12 @@ export const inventoryDeleteStep: StepHandler<StepOf<"inventory-delete">> = {
   group: () => ({ action: "Inventory" }),
   afterInterrupt: () => true,
   async run(_step, ctx) {
-    const { info, previous } = ctx.plan.inventory;
+    const { info } = ctx.plan.inventory;
     // The stored one: the destroy's hooks may have been added to it (inventory-add).
     const stored = ctx.state.stored;
     if (ctx.dry || !stored) return;
-    const { tally } = ctx.recorder;
-    const abandoned = ctx.state.abandoned;
-    const listed = stored === ctx.plan.inventory.stored ? previous : refsOfResourceGroup(stored);
-    const left = new RefSet(nextInventory({ previous: listed, applied: [], notApplied: [], notDeleted: notDeleted(ctx.plan.deletes, tally, abandoned, ctx.o.wait), abandoned })).union(ctx.state.hooks).toArray();
+    const listed = listedBeforeDestroy(ctx);
+    const left = leftAfterDestroy(ctx);
     // Neither is cancellable, and both are guarded: an apply of the package meanwhile keeps its objects listed.
     if (left.length === 0) await deleteClusterInventory(ctx.cluster, info, { basedOn: stored });
     // Nothing was deleted (a user who may not delete, say): the stored list is already right,
@@ -94,6 +87,35 @@ export const inventoryDeleteStep: StepHandler<StepOf<"inventory-delete">> = {
     else if (!new RefSet(left).equals(listed)) await writeClusterInventory(ctx.cluster, info, left, { basedOn: stored, onConflict: "merge" });
   },
 };
+
+/** What the inventory covers after an apply: every object that may still exist (kpt's rule, next-inventory.ts). */
+export async function finalInventory(ctx: RunContext): Promise<ObjRef[]> {
+  const { plan, state, recorder, o } = ctx;
+  const tally = recorder.tally;
+  const localRefs = plan.command === "apply" ? plan.applies.map((a) => a.ref) : [];
+  const applied = localRefs.filter((r) => tally.actuated(r) === "Successful");
+  applied.push(...(await existing(ctx.cluster, state.mayExist)));
+  const notApplied = localRefs.filter((r) => tally.actuated(r) !== "Successful");
+  // Hook objects that may exist stay listed (docs/lifecycle.md); those deleted or gone leave.
+  return new RefSet(nextInventory({ previous: plan.inventory.previous, applied, notApplied, notDeleted: notDeleted(plan.deletes, tally, state.abandoned, o.wait), abandoned: state.abandoned })).union(state.hooks).toArray();
+}
+
+/**
+ * What is left after a destroy: every object whose delete did not finish (kept listed), and the
+ * hook objects that may exist, less those let go.
+ */
+export function leftAfterDestroy(ctx: RunContext): ObjRef[] {
+  const abandoned = ctx.state.abandoned;
+  const left = nextInventory({ previous: listedBeforeDestroy(ctx), applied: [], notApplied: [], notDeleted: notDeleted(ctx.plan.deletes, ctx.recorder.tally, abandoned, ctx.o.wait), abandoned });
+  return new RefSet(left).union(ctx.state.hooks).toArray();
+}
+
+/** What the inventory listed as the destroy began: a ResourceGroup the destroy's hooks were added to (inventory-add) lists them too. */
+function listedBeforeDestroy(ctx: RunContext): ObjRef[] {
+  const stored = ctx.state.stored;
+  const { previous, info } = ctx.plan.inventory;
+  return info.applySet || !stored || stored === ctx.plan.inventory.stored ? previous : refsOfResourceGroup(stored);
+}
 
 /** Those of `refs` that exist (or whose existence cannot be read): a lost answer hides whether a write happened. */
 async function existing(cluster: Cluster, refs: ObjRef[]): Promise<ObjRef[]> {

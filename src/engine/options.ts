@@ -44,6 +44,11 @@ export interface EngineOptions {
   /** How statuses are computed beyond kstatus' defaults (health rules), in every wait. */
   statusOptions?: Omit<ComputeStatusOptions, "now">;
   /**
+   * How long a run that writes waits for another run of the same inventory to release its lock (a
+   * Lease beside the inventory); undefined or 0: it fails at once (exit 2), naming the holder.
+   */
+  lockTimeoutMs?: number;
+  /**
    * Awaited once the plan is known, before the first write (never in dry-run); throwing stops
    * the run with nothing changed. The CLI asks the user here before deleting anything.
    */
@@ -51,7 +56,7 @@ export interface EngineOptions {
 }
 
 /** The options that have no default: absent means "none" (no timeout, no hook, no signal). */
-type WithoutDefault = "reconcileTimeoutMs" | "pruneTimeoutMs" | "signal" | "confirm" | "statusOptions";
+type WithoutDefault = "reconcileTimeoutMs" | "pruneTimeoutMs" | "signal" | "confirm" | "statusOptions" | "lockTimeoutMs";
 
 export type ResolvedOptions = Required<Omit<EngineOptions, WithoutDefault>> & Pick<EngineOptions, WithoutDefault>;
 

@@ -7,6 +7,8 @@
 import { CancelledError } from "../model/errors.js";
 import type { RunStep } from "../model/plan.js";
 import { applyStep } from "./apply-step.js";
+import { applySetAddStep, applySetDeleteStep, applySetSetStep } from "./applyset-steps.js";
+import { checkRightsStep } from "./check-rights-step.js";
 import { serveKindsStep } from "./crd-discovery.js";
 import { deleteStep } from "./delete-step.js";
 import { installCrdStep, inventoryAddStep, inventoryDeleteStep, inventorySetStep } from "./inventory-steps.js";
@@ -24,6 +26,10 @@ const HANDLERS: StepHandlers = {
   delete: deleteStep,
   "inventory-set": inventorySetStep,
   "inventory-delete": inventoryDeleteStep,
+  "check-rights": checkRightsStep,
+  "applyset-add": applySetAddStep,
+  "applyset-set": applySetSetStep,
+  "applyset-delete": applySetDeleteStep,
   "hook-apply": hookApplyStep,
   "hook-wait": hookWaitStep,
   replace: replaceStep,

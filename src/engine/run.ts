@@ -1,6 +1,7 @@
 // `live apply` and `live destroy` as streams of events, one skeleton for both: gather the facts,
-// plan (the steps and each object's decision), ask (when the caller asks), announce the plan,
-// then perform its steps (run-steps.ts). The stream ends with a summary, or throws on a global
+// plan (the steps and each object's decision), take the inventory's lock when the plan writes
+// (inventory/cluster-lock.ts), ask (when the caller asks), announce the plan, then perform its
+// steps (run-steps.ts). The stream ends with a summary, or throws on a global
 // failure. `previewPlan` stops after planning: what `apply()` or `destroy()` would do, for
 // programs that show or check it first (the library's `plan()`); it writes nothing.
 
@@ -21,7 +22,8 @@ import { planDestroy } from "../plan/plan-destroy.js";
 import type { LiveCache } from "../status/live-cache.js";
 import { WaitExplainer } from "../status/wait-explainer.js";
 import { resolveOptions, type EngineOptions, type ResolvedOptions } from "./options.js";
-import { runEvents } from "./run-events.js";
+import { acquireRunLock, awaitFreeLock, type RunLock } from "../inventory/cluster-lock.js";
+import { runEvents, type Recorder } from "./run-events.js";
 import { runSteps } from "./run-steps.js";
 
 type Command = RunPlan["command"];
@@ -46,41 +48,70 @@ function run(command: Command, pkg: Package, cluster: Cluster, options: EngineOp
   const o = resolveOptions(options);
   return runEvents(cluster, o, async (recorder) => {
     const dry = o.dryRun !== "none";
+    // The lock's warnings follow the init event.
+    const early: string[] = [];
+    let warn = (message: string): void => void early.push(message);
+    const lockOptions = { timeoutMs: o.lockTimeoutMs, command, signal: o.signal, onWarning: (m: string) => warn(m) };
+    // Another run of the inventory is under way: fail at once, or wait, before reading anything.
+    const seen = dry ? undefined : await awaitFreeLock(cluster, pkg.inventory, lockOptions);
     const writer = new Writer(cluster, o.concurrency);
-    const { plan, cache } = await prepare(command, pkg, cluster, writer, o, dry);
+    let prepared = await prepare(command, pkg, cluster, writer, o, dry);
+    let lock: RunLock | undefined;
     try {
-      if (o.confirm && !dry) await o.confirm(plan);
-      const { name, namespace, id } = plan.inventory.info;
-      recorder.emit({ type: "init", command, dryRun: o.dryRun, inventory: { name, namespace, id }, objects: plannedObjects(plan.steps), plan, changesNothing: planChangesNothing(plan) });
-      for (const message of await unavailableApiWarnings(cluster, o.signal)) recorder.emit({ type: "warning", message });
-      const applies = plan.command === "apply" ? plan.applies : [];
-      for (const message of lastAppliedWarnings(applies)) recorder.emit({ type: "warning", message });
-      await runSteps({
-        plan,
-        applies: new Map(applies.map((a) => [refKey(a.ref), a])),
-        deletes: new Map(plan.deletes.map((d) => [refKey(d.ref), d])),
-        cluster,
-        writer,
-        cache,
-        recorder,
-        o,
-        dry,
-        applyContext: { ...o, cluster, writer, cache, inventoryId: plan.inventory.info.id, schemaFor: schemaLookup(cluster), packageObjects: applies.map((a) => a.object) },
-        explainer: new WaitExplainer(cluster, { signal: o.signal }),
-        state: {
-          stored: plan.inventory.stored,
-          appliedEarly: new Map(),
-          written: new Map(),
-          mayExist: [],
-          abandoned: new RefSet(),
-          hooks: new RefSet(plan.command === "apply" ? (plan.keptHooks ?? []) : []),
-          failedPhases: new Set(),
-          notReplaced: new RefSet(),
-        },
+      // A plan that writes takes the lock first; if another run took it since this one looked,
+      // what it read may be stale, and it reads the cluster again.
+      if (seen && !planChangesNothing(prepared.plan)) {
+        const got = await acquireRunLock(cluster, pkg.inventory, lockOptions, seen);
+        lock = got.lock;
+        if (got.stale) {
+          prepared.cache.close();
+          prepared = await prepare(command, pkg, cluster, writer, o, dry);
+        }
+      }
+      await runPlan(command, prepared, cluster, writer, o, dry, recorder, () => {
+        for (const message of early) recorder.emit({ type: "warning", message });
+        warn = (message) => recorder.emit({ type: "warning", message });
       });
     } finally {
-      cache.close();
+      prepared.cache.close();
+      // A destroy leaves nothing behind, its Lease included.
+      await lock?.release({ remove: command === "destroy" });
     }
+  });
+}
+
+/** The plan performed: ask, announce (`announced` once the init event is out), perform its steps. */
+async function runPlan(command: Command, prepared: { plan: RunPlan; cache: LiveCache }, cluster: Cluster, writer: Writer, o: ResolvedOptions, dry: boolean, recorder: Recorder, announced: () => void): Promise<void> {
+  const { plan, cache } = prepared;
+  if (o.confirm && !dry) await o.confirm(plan);
+  const { name, namespace, id } = plan.inventory.info;
+  recorder.emit({ type: "init", command, dryRun: o.dryRun, inventory: { name, namespace, id }, objects: plannedObjects(plan.steps), plan, changesNothing: planChangesNothing(plan) });
+  announced();
+  for (const message of await unavailableApiWarnings(cluster, o.signal)) recorder.emit({ type: "warning", message });
+  const applies = plan.command === "apply" ? plan.applies : [];
+  for (const message of lastAppliedWarnings(applies)) recorder.emit({ type: "warning", message });
+  await runSteps({
+    plan,
+    applies: new Map(applies.map((a) => [refKey(a.ref), a])),
+    deletes: new Map(plan.deletes.map((d) => [refKey(d.ref), d])),
+    cluster,
+    writer,
+    cache,
+    recorder,
+    o,
+    dry,
+    applyContext: { ...o, cluster, writer, cache, inventoryId: plan.inventory.info.id, schemaFor: schemaLookup(cluster), packageObjects: applies.map((a) => a.object) },
+    explainer: new WaitExplainer(cluster, { signal: o.signal }),
+    state: {
+      stored: plan.inventory.stored,
+      appliedEarly: new Map(),
+      written: new Map(),
+      mayExist: [],
+      abandoned: new RefSet(),
+      hooks: new RefSet(plan.command === "apply" ? (plan.keptHooks ?? []) : []),
+      failedPhases: new Set(),
+      notReplaced: new RefSet(),
+    },
   });
 }
 

@@ -1,15 +1,19 @@
-// The rows of `live list`, as kapp's `kapp ls`: every inventory (ResourceGroup) in the cluster,
-// whoever applied it, with how many objects it lists, the namespaces they span, and, where
+// The rows of `live list`, as kapp's `kapp ls`: every inventory in the cluster (ResourceGroups
+// and ApplySets), whoever applied it, with how many objects it lists, the namespaces they span, and, where
 // kpt-ts recorded changes, how the last one ended and how long ago. Pure.
 
-import { inventoryIdOf, refsOfResourceGroup } from "../inventory/resource-group.js";
-import type { KubeObject } from "../model/kube-object.js";
+import type { ListedInventory } from "../inventory/status-selection.js";
 import { shownResult, type ChangeRecord, type ShownResult } from "./change-record.js";
 
 export interface InventoryRow {
   namespace: string;
   name: string;
-  /** The cli-utils inventory id; "" when the ResourceGroup has none. */
+  /** `ResourceGroup`, or `ApplySet` (its parent a Secret or ConfigMap of this name). */
+  kind: ListedInventory["kind"];
+  /** An ApplySet's parent kind, and the tool that manages it (`kubectl/v1.32.0`). */
+  parentKind?: string;
+  tooling?: string;
+  /** The cli-utils inventory id, or the ApplySet's id; "" when it has none. */
   id: string;
   objects: number;
   /** The namespaces of its namespaced objects, sorted. */
@@ -25,23 +29,24 @@ export interface InventoryRow {
   };
 }
 
-export function inventoryRows(resourceGroups: readonly KubeObject[], changes: readonly ChangeRecord[], now: Date): InventoryRow[] {
+export function inventoryRows(inventories: readonly ListedInventory[], changes: readonly ChangeRecord[], now: Date): InventoryRow[] {
   const newest = new Map<string, ChangeRecord>();
   for (const c of changes) {
     const key = `${c.inventory.namespace}/${c.inventory.id}`;
     const seen = newest.get(key);
     if (!seen || c.startedAt > seen.startedAt) newest.set(key, c);
   }
-  return resourceGroups
-    .map((rg) => {
-      const refs = refsOfResourceGroup(rg);
-      const namespace = rg.metadata.namespace ?? "";
-      const id = inventoryIdOf(rg) ?? "";
+  return inventories
+    .map((inv): InventoryRow => {
+      const { refs, namespace, id } = inv;
       const last = id ? newest.get(`${namespace}/${id}`) : undefined;
       const at = last ? (last.finishedAt ?? last.startedAt) : undefined;
       return {
         namespace,
-        name: rg.metadata.name ?? "",
+        name: inv.name,
+        kind: inv.kind,
+        ...(inv.parentKind ? { parentKind: inv.parentKind } : {}),
+        ...(inv.tooling ? { tooling: inv.tooling } : {}),
         id,
         objects: refs.length,
         namespaces: [...new Set(refs.map((r) => r.namespace).filter(Boolean))].sort(),
@@ -51,5 +56,5 @@ export function inventoryRows(resourceGroups: readonly KubeObject[], changes: re
           : {}),
       };
     })
-    .sort((a, b) => (a.namespace === b.namespace ? a.name.localeCompare(b.name) : a.namespace.localeCompare(b.namespace)));
+    .sort((a, b) => (a.namespace !== b.namespace ? a.namespace.localeCompare(b.namespace) : a.name !== b.name ? a.name.localeCompare(b.name) : a.kind.localeCompare(b.kind)));
 }

@@ -8,6 +8,7 @@ import type { Cluster } from "../cluster/types.js";
 import { ClusterError } from "../model/errors.js";
 import type { ObjRef } from "../model/ref.js";
 import type { InventoryInfo, KubeObject } from "../model/kube-object.js";
+import { readApplySet } from "./cluster-applyset.js";
 import { RESOURCE_GROUP_CRD, RESOURCE_GROUP_CRD_NAME } from "./resourcegroup-crd.js";
 import { INVENTORY_ID_LABEL, KPT_GROUP, MERGED_FROM_ANNOTATION, RESOURCE_GROUP_API_VERSION, RESOURCE_GROUP_KIND } from "../model/inventory-keys.js";
 import { mergeConcurrent, sameRefs } from "./next-inventory.js";
@@ -83,13 +84,17 @@ function isEstablished(crd: KubeObject): boolean {
   return Array.isArray(conditions) && conditions.some((c) => c?.type === "Established" && c.status === "True");
 }
 
-/** The inventory's objects (empty when there is no inventory in the cluster). */
+/** The inventory's objects (empty when there is no inventory in the cluster): a ResourceGroup's list, or an ApplySet's members. */
 export async function inventoryObjects(cluster: Cluster, info: InventoryInfo, signal?: AbortSignal): Promise<ObjRef[]> {
   return (await readInventoryForStatus(cluster, info, signal)).refs;
 }
 
-/** The package's inventory as `live status` reads it: kpt's error without the CRD; absent (`object` unset) when it is not in the cluster. */
+/**
+ * The package's inventory as `live status` reads it: kpt's error without the CRD; absent
+ * (`object` unset) when it is not in the cluster. An ApplySet: its parent and its members.
+ */
 export async function readInventoryForStatus(cluster: Cluster, info: InventoryInfo, signal?: AbortSignal): Promise<ClusterInventory> {
+  if (info.applySet) return readApplySet(cluster, info, { signal });
   // Both at once: the inventory's read does not wait for discovery (see KubeCluster.mapping).
   const [installed, read] = await Promise.all([resourceGroupCrdInstalled(cluster), readClusterInventory(cluster, info, signal).then((r) => ({ r }), (err: unknown) => ({ err }))]);
   if (!installed) throw resourceGroupKindNotServedError("one");

@@ -1,18 +1,25 @@
 // Which objects `live status` follows, each with the inventory that lists it: the package's
-// inventory (--inv-type local), or every ResourceGroup in the cluster (--inv-type remote, as
-// cli-utils' status lists them), narrowed as kpt narrows them: --inv-names by the inventory's
+// inventory (--inv-type local), or every inventory in the cluster (--inv-type remote: every
+// ResourceGroup, as cli-utils' status lists them, and every ApplySet, whoever made it), narrowed as kpt narrows them: --inv-names by the inventory's
 // name, --namespaces by the object's namespace (a cluster-scoped object has none, so any
 // --namespaces leaves it out). Pure.
 
+import { APPLYSET_ID_LABEL, APPLYSET_TOOLING_ANNOTATION } from "../model/inventory-keys.js";
 import type { KubeObject } from "../model/kube-object.js";
 import type { ObjRef } from "../model/ref.js";
-import { refsOfResourceGroup } from "./resource-group.js";
+import { inventoryIdOf, refsOfResourceGroup } from "./resource-group.js";
 
-/** An inventory and the objects it lists. */
+/** An inventory and the objects it lists (an ApplySet: its members, found by label). */
 export interface ListedInventory {
+  kind: "ResourceGroup" | "ApplySet";
   name: string;
   namespace: string;
+  /** The inventory id (cli-utils' label, or the ApplySet's id label); "" when it has none. */
+  id: string;
   refs: ObjRef[];
+  /** An ApplySet's parent kind and the tool that manages it (`kubectl/v1.32.0`, `kpt-ts/v0.1.0`). */
+  parentKind?: string;
+  tooling?: string;
 }
 
 /** An object `live status` follows, and the name of the inventory listing it. */
@@ -29,7 +36,21 @@ export interface StatusSelection {
 }
 
 export function listedInventories(resourceGroups: readonly KubeObject[]): ListedInventory[] {
-  return resourceGroups.map((rg) => ({ name: rg.metadata.name ?? "", namespace: rg.metadata.namespace ?? "", refs: refsOfResourceGroup(rg) }));
+  return resourceGroups.map((rg) => ({ kind: "ResourceGroup", name: rg.metadata.name ?? "", namespace: rg.metadata.namespace ?? "", id: inventoryIdOf(rg) ?? "", refs: refsOfResourceGroup(rg) }));
+}
+
+/** An ApplySet parent and its members. */
+export function listedApplySet(parent: KubeObject, refs: ObjRef[]): ListedInventory {
+  const tooling = parent.metadata.annotations?.[APPLYSET_TOOLING_ANNOTATION];
+  return {
+    kind: "ApplySet",
+    name: parent.metadata.name ?? "",
+    namespace: parent.metadata.namespace ?? "",
+    id: parent.metadata.labels?.[APPLYSET_ID_LABEL] ?? "",
+    refs,
+    parentKind: parent.kind,
+    ...(tooling ? { tooling } : {}),
+  };
 }
 
 /**

@@ -73,6 +73,14 @@ export class ClusterError extends KptTsError {
   readonly exitCode = EXIT.error;
 }
 
+/**
+ * Another run of the same inventory holds its lock (a Lease beside the inventory): nothing was
+ * changed. Exit 2, as for anything refused before the cluster is touched.
+ */
+export class InventoryLockedError extends KptTsError {
+  readonly exitCode = EXIT.badInput;
+}
+
 /** The run completed; some objects failed. The printers already reported which. */
 export class ResultError extends KptTsError {
   readonly exitCode = EXIT.result;

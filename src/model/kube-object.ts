@@ -49,20 +49,32 @@ export interface PackageObject {
   lineOf?: (path: readonly (string | number)[]) => number | undefined;
 }
 
-/** The inventory a package declares: a ResourceGroup file or a Kptfile `inventory:` section. */
+/**
+ * The inventory a package declares: a ResourceGroup file or a Kptfile `inventory:` section, or an
+ * ApplySet (kpt-ts's applyset.yaml, or `--applyset` on the command line).
+ */
 export interface InventoryInfo {
+  /** The ResourceGroup's name, or the ApplySet parent's. */
   name: string;
   namespace: string;
+  /** cli-utils' inventory id, or the ApplySet's id (derived from its parent, KEP-3659). */
   id: string;
   labels: Record<string, string>;
   annotations: Record<string, string>;
-  origin: "resourcegroup" | "kptfile";
+  origin: "resourcegroup" | "kptfile" | "applyset" | "flag";
   source: SourcePos;
   /**
    * The line of its namespace in source.file, for messages about the namespace. Computed on
    * demand, as PackageObject's lineOf: most runs never need it.
    */
   namespaceLine?: () => number | undefined;
+  /** Set for an ApplySet inventory: its parent's kind. Absent: a ResourceGroup. */
+  applySet?: ApplySetParent;
+}
+
+/** The object an ApplySet hangs from: a Secret (kubectl's default) or a ConfigMap, in the inventory's namespace. */
+export interface ApplySetParent {
+  kind: "Secret" | "ConfigMap";
 }
 
 /** A document the package carries for kpt-ts itself, never applied (a HealthRules object), as written. */

@@ -162,10 +162,27 @@ export interface PlannedDelete {
 
 export interface PlannedInventory {
   info: InventoryInfo;
-  /** The ResourceGroup in the cluster, as read; absent when there is none. */
+  /** The ResourceGroup (or ApplySet parent) in the cluster, as read; absent when there is none. */
   stored?: KubeObject;
-  /** What it lists. */
+  /** What it lists (an ApplySet: the objects carrying its part-of label in its scope). */
   previous: ObjRef[];
+}
+
+/** What an ApplySet's parent names (KEP-3659's hints): its members' group-kinds and their namespaces besides its own. */
+export interface ApplySetScope {
+  /** `Kind.group` (`Kind` for the core group), sorted, unique. */
+  groupKinds: string[];
+  /** Sorted, unique; never the parent's namespace. */
+  namespaces: string[];
+}
+
+/** A right a run needs, as a SelfSubjectAccessReview asks about it. */
+export interface AccessRight {
+  verb: "get" | "list" | "create" | "update" | "patch" | "delete";
+  group: string;
+  kind: string;
+  /** "" for a cluster-scoped kind. */
+  namespace: string;
 }
 
 /**
@@ -195,6 +212,21 @@ export type RunStep =
   | { type: "inventory-set" }
   /** Destroy's end: delete the inventory once it lists nothing, else store what is left. */
   | { type: "inventory-delete" }
+  /**
+   * Before the first write: ask the server (SelfSubjectAccessReview) for every right the writes
+   * need, and stop, naming the missing ones, when any is refused. Planned for ApplySet runs.
+   */
+  | { type: "check-rights"; rights: AccessRight[] }
+  /**
+   * An ApplySet's parent before the first apply: created, or extended to `scope` (the stored
+   * scope and the package's), so an interrupted run orphans nothing (absent when the stored
+   * parent covers the package already); after `namespace`, as for `inventory-add`.
+   */
+  | { type: "applyset-add"; scope?: ApplySetScope; namespace?: ObjRef }
+  /** An ApplySet's parent after the run: exactly the scope of the members that may still exist. */
+  | { type: "applyset-set" }
+  /** Destroy's end for an ApplySet: delete its parent once no member may be left, else narrow it to theirs. */
+  | { type: "applyset-delete" }
   /**
    * Create the hooks of one wave of a phase (docs/lifecycle.md); a hook object left by an earlier
    * run is deleted first, and waited for until it is gone. The inventory lists them already.
@@ -238,6 +270,12 @@ export interface ApplyPlan {
   initialInventory?: ObjRef[];
   /** The package's Namespace of the inventory, created before the inventory when it is missing. */
   inventoryNamespace?: PackageObject;
+  /**
+   * An ApplySet: the scope its parent names before the first apply (the stored one's and the
+   * package's), when the stored parent does not cover the package yet, or is missing, or must be
+   * taken over from another tool.
+   */
+  initialParent?: ApplySetScope;
   /** The hooks the run runs (pre-apply, post-apply), in order; none when the plan changes nothing. */
   hooks?: PlannedHook[];
   /** Hook objects earlier runs left that the inventory lists and that still exist: they stay listed while they exist. */
@@ -295,5 +333,5 @@ export function planChangesNothing(plan: RunPlan): boolean {
   const c = countPlan(plan);
   const detaches = plan.deletes.some((d) => d.decision.action === "skip" && d.decision.abandon);
   if (plan.command === "destroy") return c.delete === 0 && !detaches;
-  return c.create + c.update + c.delete === 0 && !detaches && !plan.installCrd && !plan.initialInventory;
+  return c.create + c.update + c.delete === 0 && !detaches && !plan.installCrd && !plan.initialInventory && !plan.initialParent;
 }

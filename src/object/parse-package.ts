@@ -14,7 +14,7 @@ import { hasLifecycleAnnotations, readLifecycle } from "./lifecycle-annotations.
 import { parseYamlDocuments, type ParsedYaml } from "./yaml-documents.js";
 import type { FieldPath } from "./yaml-documents.js";
 import { checkDnsLabel, checkDnsSubdomain, checkLabelValue } from "./names.js";
-import { INVENTORY_ID_LABEL, KPT_GROUP, RESOURCE_GROUP_API_VERSION, RESOURCE_GROUP_KIND } from "../model/inventory-keys.js";
+import { applySetId, APPLYSET_FILE_API_VERSION, APPLYSET_FILE_KIND, INVENTORY_ID_LABEL, KPT_GROUP, RESOURCE_GROUP_API_VERSION, RESOURCE_GROUP_KIND } from "../model/inventory-keys.js";
 
 export const LOCAL_CONFIG_ANNOTATION = "config.kubernetes.io/local-config";
 export const FUNCTION_ANNOTATION = "config.kubernetes.io/function";
@@ -45,6 +45,11 @@ export interface PackageInput {
    * `kustomize build | kpt-ts live apply - --rg-file inventory.yaml`. `path` is shown as given.
    */
   inventoryFile?: PackageFile;
+  /**
+   * The inventory given on the command line (`--applyset`), for a package that has none of its
+   * own: an ApplySet, as kubectl takes it. A package with an inventory of its own is refused.
+   */
+  givenInventory?: InventoryInfo;
 }
 
 export interface ParsePackageOptions {
@@ -222,6 +227,11 @@ function classifyEntry(e: Entry, inRootPackage: boolean, fromStdin: boolean, fou
     if (inRootPackage) found.resourceGroups.push(e);
     return;
   }
+  // kpt-ts's ApplySet inventory document (`live init --inventory-kind applyset`): never applied.
+  if (kind === APPLYSET_FILE_KIND && apiVersion === APPLYSET_FILE_API_VERSION) {
+    if (inRootPackage) found.resourceGroups.push(e);
+    return;
+  }
   // Taken whether or not it is marked local-config: src/health/ refuses it unmarked (kpt would apply it).
   if (kind === HEALTH_RULES_KIND && apiVersion === HEALTH_RULES_API_VERSION) {
     if (inRootPackage) found.healthRules.push({ value: v, source: { file: e.file, line: e.line, ...(e.pkgFile ? { pkgFile: e.pkgFile } : {}) }, lineOf: e.lineOf });
@@ -322,7 +332,7 @@ function readInventoryFile(f: PackageFile, issues: PackageIssue[]): Entry[] {
   const rgs: Entry[] = [];
   for (const doc of parsed.documents) {
     const v = doc.value;
-    if (isRecord(v) && v.kind === RESOURCE_GROUP_KIND && v.apiVersion === RESOURCE_GROUP_API_VERSION) {
+    if (isRecord(v) && ((v.kind === RESOURCE_GROUP_KIND && v.apiVersion === RESOURCE_GROUP_API_VERSION) || (v.kind === APPLYSET_FILE_KIND && v.apiVersion === APPLYSET_FILE_API_VERSION))) {
       rgs.push({ value: v, file: f.path, line: doc.line, lineOf: doc.lineOf });
       continue;
     }
@@ -347,6 +357,14 @@ function resolveInventory(input: PackageInput, found: Found, rootKptfile: Kptfil
   const loc = (e: Entry): string => `${e.file}:${e.line}`;
   const issues: PackageIssue[] = [];
   const own = [...kptfileInventories, ...found.resourceGroups];
+  if (input.givenInventory) {
+    const theirs = [...own, ...rgFileEntries];
+    if (theirs.length === 0) return { inventory: input.givenInventory, issues: [], warnings: [] };
+    return {
+      issues: [{ source: at(theirs[0]!), message: `--applyset gives the inventory, but the ${input.fromStdin ? "stream" : "package"} has one too: remove one of them, or drop --applyset` }],
+      warnings: [],
+    };
+  }
   if (rgFileEntries.length > 0 && own.length > 0) {
     issues.push({
       source: at(rgFileEntries[0]!),
@@ -380,7 +398,7 @@ function resolveInventory(input: PackageInput, found: Found, rootKptfile: Kptfil
   }
   if (issues.length > 0) return { issues, warnings: [] };
 
-  if (rgs.length === 1) return inventoryFromResourceGroup(rgs[0]!);
+  if (rgs.length === 1) return isApplySetDocument(rgs[0]!.value) ? inventoryFromApplySet(rgs[0]!) : inventoryFromResourceGroup(rgs[0]!);
   if (kptfileInventories.length === 1) return inventoryFromKptfile(kptfileInventories[0]!);
   if (!required) return { issues: [], warnings: [] };
   const message = input.fromStdin
@@ -411,6 +429,44 @@ function inventoryFromResourceGroup(e: Entry): InventoryResolution {
   const otherLabels = Object.fromEntries(Object.entries(labels).filter(([k]) => k !== INVENTORY_ID_LABEL));
   return {
     inventory: { name, namespace, id, labels: otherLabels, annotations: stripConfigAnnotations(stringEntries(meta.annotations)), origin: "resourcegroup", source: { file: e.file, line: e.line }, ...lineOfNamespace(e, ["metadata", "namespace"]) },
+    issues: [],
+    warnings: [],
+  };
+}
+
+function isApplySetDocument(v: unknown): boolean {
+  return isRecord(v) && v.kind === APPLYSET_FILE_KIND && v.apiVersion === APPLYSET_FILE_API_VERSION;
+}
+
+/** kpt-ts's applyset.yaml: the parent's name, namespace and kind (Secret or ConfigMap); the id follows from them. */
+function inventoryFromApplySet(e: Entry): InventoryResolution {
+  const v = isRecord(e.value) ? e.value : {};
+  const meta = isRecord(v.metadata) ? v.metadata : {};
+  const spec = isRecord(v.spec) ? v.spec : {};
+  const name = typeof meta.name === "string" ? meta.name : "";
+  const namespace = typeof meta.namespace === "string" ? meta.namespace : "";
+  const parentKind = spec.parentKind ?? "Secret";
+  const problems = [
+    ...checkInventoryField("metadata.name", name, checkDnsSubdomain),
+    ...checkInventoryField("metadata.namespace", namespace, checkDnsLabel),
+    ...(parentKind === "Secret" || parentKind === "ConfigMap" ? [] : [`spec.parentKind must be Secret or ConfigMap, not ${JSON.stringify(parentKind)}`]),
+  ];
+  if (problems.length > 0) {
+    return { issues: [{ source: { file: e.file, line: e.line }, object: describeObject(v) ?? "ApplySet", message: `the ApplySet inventory is not valid: ${problems.join("; ")}` }], warnings: [] };
+  }
+  const kind = parentKind as "Secret" | "ConfigMap";
+  const labels = stringEntries(meta.labels);
+  return {
+    inventory: {
+      name,
+      namespace,
+      id: applySetId({ name, namespace, kind, group: "" }),
+      labels,
+      annotations: stripConfigAnnotations(stringEntries(meta.annotations)),
+      origin: "applyset",
+      source: { file: e.file, line: e.line },
+      applySet: { kind },
+    },
     issues: [],
     warnings: [],
   };

@@ -12,7 +12,7 @@ import { analyzePackage, contentsOf, requestBytesOf, requestBytesToMeasure } fro
 import type { PackageParseCache, ParseCache } from "./parse-cache.js";
 import { parseYamlDocuments, restoreYamlDocuments, type ParsedYaml, type YamlSnapshot } from "./yaml-documents.js";
 import type { PackageContents, PackageFile, PackageInput } from "./parse-package.js";
-import type { Package } from "../model/kube-object.js";
+import type { InventoryInfo, Package } from "../model/kube-object.js";
 
 export interface ReadPackageOptions {
   /** Standard input (its bytes, or its text), read by the caller, when the path is "-". */
@@ -23,6 +23,8 @@ export interface ReadPackageOptions {
   rgFile?: string;
   /** Where parsed files are kept between runs (the CLI's; a library caller may pass its own). */
   parseCache?: ParseCache;
+  /** `--applyset`: the inventory, for a package without one of its own (see PackageInput.givenInventory). */
+  inventory?: InventoryInfo;
 }
 
 /** Reads and checks a package that must have an inventory; throws one PackageError with every issue. */
@@ -40,6 +42,7 @@ async function readPackageInput(path: string, opts: ReadPackageOptions, requireI
       ? { path, fromStdin: true, files: [stdinFile(opts.stdin)] }
       : { path, fromStdin: false, files: await collectPackageFiles(path, opts.onWarning, cache && cachedParse(cache)) };
   if (opts.rgFile !== undefined && !(await isPackageFile(path, input.files, opts.rgFile))) input.inventoryFile = await readInventoryFile(opts.rgFile);
+  if (opts.inventory) input.givenInventory = opts.inventory;
   if (cache) await parseWithCache(input.files, cache);
   const analysis = analyzePackage(input, { requireInventory });
   for (const w of analysis.warnings) opts.onWarning?.(w);

@@ -5,6 +5,7 @@
 import { schemaLookup } from "../apply/schema-lookup.js";
 import type { Cluster } from "../cluster/types.js";
 import { CancelledError } from "../model/errors.js";
+import { listerOf, readApplySet, type MemberLister } from "../inventory/cluster-applyset.js";
 import { readClusterInventory, resourceGroupCrdInstalled } from "../inventory/cluster-inventory.js";
 import { refKey, refOf, RefSet, type ObjRef } from "../model/ref.js";
 import type { InventoryInfo, KubeObject, Package } from "../model/kube-object.js";
@@ -34,10 +35,16 @@ export interface Gathered<F> {
 }
 
 export async function gatherApplyFacts(pkg: Package, cluster: Cluster, o: GatherOptions = {}): Promise<Gathered<ApplyFacts>> {
-  // The inventory is read while discovery (which preparing the objects needs) is.
-  const inventoryRead = readInventoryFacts(cluster, pkg.inventory, o.signal);
+  // The inventory is read while discovery (which preparing the objects needs) is; an ApplySet's
+  // members once the package's own kinds are listed (see applySetFacts).
+  let packageRead: (reading: Promise<void>) => void = () => undefined;
+  const packageListed = new Promise<void>((resolve, reject) => (packageRead = (reading) => reading.then(resolve, reject)));
+  packageListed.catch(() => undefined);
+  let cacheOf: LiveCache | undefined;
+  const lister: MemberLister = (q, signal) => cachedMembers(cacheOf, q) ?? listerOf(cluster)(q, signal);
+  const inventoryRead = pkg.inventory.applySet ? applySetFacts(cluster, pkg.inventory, packageListed, lister, o.signal) : readInventoryFacts(cluster, pkg.inventory, o.signal);
   inventoryRead.catch(() => undefined);
-  const objects = await prepareObjects(pkg, cluster, pkg.inventory.id);
+  const objects = await prepareObjects(pkg, cluster, pkg.inventory);
   // Read while the rest is: a namespace the run needs that is not there is bad input.
   const namespacesThere = refuseMissingNamespaces(objects, pkg.inventory, cluster, o.signal);
   namespacesThere.catch(() => undefined);
@@ -47,11 +54,13 @@ export async function gatherApplyFacts(pkg: Package, cluster: Cluster, o: Gather
   if (!o.serverSide) for (const po of objects) schemaFor(po.object).catch(() => undefined);
   const localRefs = new RefSet(objects.map((po) => refOf(po.object)));
   const cache = new LiveCache(cluster, { pollPeriodMs: o.pollPeriodMs, signal: o.signal });
+  cacheOf = cache;
   try {
     // The package's objects are read while the inventory is: one round trip instead of two,
     // which is what a cluster 20 ms away notices. Prune candidates follow once it is known.
     const reading = cache.follow(localRefs);
     reading.catch(() => undefined);
+    packageRead(reading);
     const inventory = await inventoryRead;
     await reading;
     await namespacesThere;
@@ -79,10 +88,10 @@ export async function gatherApplyFacts(pkg: Package, cluster: Cluster, o: Gather
 }
 
 export async function gatherDestroyFacts(pkg: Package, cluster: Cluster, o: GatherOptions = {}): Promise<Gathered<DestroyFacts>> {
-  const inventory = await readInventoryFacts(cluster, pkg.inventory, o.signal);
+  const inventory = pkg.inventory.applySet ? await applySetFacts(cluster, pkg.inventory, Promise.resolve(), listerOf(cluster), o.signal) : await readInventoryFacts(cluster, pkg.inventory, o.signal);
   // Only a package with destroy hooks has objects a destroy creates (docs/lifecycle.md).
   const hookObjects = pkg.objects.filter((po) => isDestroyHook(po.object));
-  const hooks = hookObjects.length ? await prepareObjects({ ...pkg, objects: hookObjects }, cluster, pkg.inventory.id) : [];
+  const hooks = hookObjects.length ? await prepareObjects({ ...pkg, objects: hookObjects }, cluster, pkg.inventory) : [];
   const cache = new LiveCache(cluster, { pollPeriodMs: o.pollPeriodMs, signal: o.signal });
   try {
     const refs = new RefSet([...inventory.previous, ...hooks.map((po) => refOf(po.object))]);
@@ -102,6 +111,24 @@ async function readInventoryFacts(cluster: Cluster, info: InventoryInfo, signal?
   if ("err" in read) throw read.err;
   const stored = read.r;
   return { info, crdInstalled, ...(stored.object ? { stored: stored.object } : {}), previous: stored.refs };
+}
+
+/**
+ * An ApplySet's parent, read at once, and its members, found by label once the package's own
+ * kinds are listed: where the live cache lists a whole collection anyway (the package's kinds
+ * in its namespaces), the members are taken from it, so 50,000 ConfigMaps are listed once.
+ */
+async function applySetFacts(cluster: Cluster, info: InventoryInfo, packageListed: Promise<void>, lister: MemberLister, signal?: AbortSignal): Promise<InventoryFacts> {
+  const read = await readApplySet(cluster, info, { signal, lister: async (q, s) => (await packageListed, lister(q, s)) });
+  return { info, crdInstalled: true, ...(read.object ? { stored: read.object } : {}), previous: read.refs };
+}
+
+/** The objects of a collection the cache lists whole that carry the label (`key=value`); undefined when it does not list it. */
+function cachedMembers(cache: LiveCache | undefined, q: { group: string; kind: string; namespace: string; labelSelector: string }): Promise<KubeObject[]> | undefined {
+  const all = cache?.listed(q.group, q.kind, q.namespace);
+  if (!all) return undefined;
+  const [key, value] = q.labelSelector.split("=") as [string, string];
+  return Promise.resolve(all.filter((o) => o.metadata.labels?.[key] === value));
 }
 
 function snapshot(cache: LiveCache, refs: Iterable<ObjRef>): { live: Map<string, KubeObject>; unreadable: Map<string, string> } {

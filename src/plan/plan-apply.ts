@@ -3,10 +3,11 @@
 // nothing here reads the cluster, so `live diff`, `--dry-run`, the confirmation prompt and the
 // run itself all see one plan.
 
+import { coversScope, parentOwnership, parentRef, parentRefusal, scopeOf, storedScope, unionScope } from "../inventory/applyset.js";
 import { crdMissingError } from "../inventory/cluster-inventory.js";
 import { formatBytes, inventoryBytes, inventoryFit, objectsThatFit } from "../inventory/inventory-size.js";
 import type { InventoryPolicy } from "../inventory/policy.js";
-import { PackageError, type PackageIssue } from "../model/errors.js";
+import { ClusterError, PackageError, type PackageIssue } from "../model/errors.js";
 import { CREATE_ONLY_ANNOTATION, hasLeftAloneAnnotations, IGNORE_FIELDS_ANNOTATION, leftAloneRules } from "../apply/left-alone.js";
 import { refKey, refOf, RefSet, type ObjRef } from "../model/ref.js";
 import type { InventoryInfo, KubeObject, PackageObject } from "../model/kube-object.js";
@@ -16,8 +17,9 @@ import { pruneCandidates, stillThere } from "../prune/candidates.js";
 import { dependencyDeleted } from "../prune/dependency-gate.js";
 import { schemaKey, type ApplyFacts } from "./facts.js";
 import { invertDependencies, planDeletes } from "./plan-deletes.js";
-import type { ApplyPlan, PlannedApply } from "../model/plan.js";
+import type { ApplyPlan, ApplySetScope, PlannedApply } from "../model/plan.js";
 import { decideObject } from "./plan-object.js";
+import { rightsNeeded } from "./plan-rights.js";
 import { applySteps, type StepOptions } from "./plan-steps.js";
 import { checkDependenciesOnHooks, planHooks, refuseUnreachableHooks, splitHooks } from "./plan-hooks.js";
 import { planChangesNothing, type ObjectWait } from "../model/plan.js";
@@ -100,20 +102,23 @@ export function planApply(facts: ApplyFacts, o: PlanApplyOptions): ApplyPlan {
   const previous = new RefSet(facts.inventory.previous);
   const union = previous.union(packageRefs);
   const stored = facts.inventory.stored;
-  refuseOversizedInventory(info, union.toArray(), stored);
   const nsObject = byKey.get(refKey({ group: "", kind: "Namespace", namespace: "", name: info.namespace }));
   const unwaited = new Set(applies.filter((a) => a.wait?.until === "none").map((a) => refKey(a.ref)));
-  const parts = {
-    installCrd: !facts.inventory.crdInstalled,
+  const common = {
     applyWaves,
     deleteWaves,
-    ...(!stored || union.size !== previous.size ? { initialInventory: union.toArray() } : {}),
     ...(nsObject && !facts.live.has(refKey(refOf(nsObject.object))) ? { inventoryNamespace: nsObject } : {}),
   };
+  // An ApplySet lists nothing: its parent names the kinds and namespaces to find members in.
+  const parts = info.applySet
+    ? { installCrd: false, ...common, ...initialParent(info, packageRefs, stored, o.inventoryPolicy) }
+    : { installCrd: !facts.inventory.crdInstalled, ...common, ...(!stored || union.size !== previous.size ? { initialInventory: union.toArray() } : {}) };
+  if (!info.applySet) refuseOversizedInventory(info, union.toArray(), stored);
+  const parent = info.applySet ? { ref: parentRef(info), exists: Boolean(stored), changed: "initialParent" in parts } : undefined;
   const plan: ApplyPlan = {
     command: "apply",
     inventory: { info, ...(stored ? { stored } : {}), previous: facts.inventory.previous },
-    steps: applySteps({ ...parts, unwaited }, o),
+    steps: applySteps({ ...parts, unwaited }, o, parent ? { rights: rightsNeeded({ applies, deletes, parent }) } : undefined),
     applies,
     deletes,
     namespacesInUse: [...namespacesInUse],
@@ -132,6 +137,12 @@ export function planApply(facts: ApplyFacts, o: PlanApplyOptions): ApplyPlan {
     .filter((po) => po.object.apiVersion === "v1" && po.object.kind === "Namespace" && !facts.live.has(refKey(refOf(po.object))) && po !== parts.inventoryNamespace)
     .map((po) => po.object.metadata.name ?? "");
   refuseUnreachableHooks(hooks, { createdLater: new Set(createdLater) });
+  if (parent) {
+    // The parent names the hooks' kinds and namespaces before the first is created.
+    const hookParent = initialParent(info, [...packageRefs, ...hooks.map((h) => h.ref)], stored, o.inventoryPolicy).initialParent;
+    const rights = rightsNeeded({ applies, deletes, hooks, parent: { ...parent, changed: Boolean(hookParent) } });
+    return { ...plan, ...kept, hooks, steps: applySteps({ ...parts, unwaited, hooks, ...(hookParent ? { hookParent } : {}) }, o, { rights }) };
+  }
   const withHooks = union.union(hooks.map((h) => h.ref));
   const hookInventory = withHooks.size !== previous.size ? { hookInventory: withHooks.toArray() } : {};
   refuseOversizedInventory(info, withHooks.toArray(), stored);
@@ -145,6 +156,21 @@ function objectWait(obj: KubeObject, o: Pick<PlanApplyOptions, "waitForJobs">): 
   const until = rules.wait ?? (o.waitForJobs && isJob ? "complete" : undefined);
   if (!until && !rules.reconcileTimeout) return undefined;
   return { ...(until ? { until } : {}), ...(rules.reconcileTimeout ? { timeout: rules.reconcileTimeout } : {}) };
+}
+
+/**
+ * What an ApplySet's parent must name before the first apply (kubectl's superset: the stored
+ * scope and the package's), when the stored parent does not already cover the package as
+ * kpt-ts's own. A parent kpt-ts may not write stops the run here, before anything is written.
+ */
+function initialParent(info: InventoryInfo, localRefs: Iterable<ObjRef>, stored: KubeObject | undefined, policy: InventoryPolicy): { initialParent?: ApplySetScope } {
+  const wanted = scopeOf(localRefs, info.namespace);
+  if (!stored) return { initialParent: wanted };
+  const refusal = parentRefusal(stored, info, policy);
+  if (refusal) throw new ClusterError(refusal);
+  const current = storedScope(stored);
+  const ours = parentOwnership(stored, info) === "ours";
+  return ours && coversScope(current, wanted) ? {} : { initialParent: unionScope(current, wanted) };
 }
 
 /** The kpt-ts.dev rules of what objects leave to others must all make sense before anything is decided. */
@@ -178,7 +204,9 @@ function refuseOversizedInventory(info: InventoryInfo, refs: ObjRef[], stored: K
           `(etcd's request limit, 1.5 MiB by default): at most ${n(fit.listOnly)} objects like these fit in one inventory, ${n(fit.withStatuses)} with their statuses. Nothing was written.`,
       },
     ],
-    `Split the package into packages of at most ${n(fit.listOnly)} objects, each with its own inventory (\`kpt-ts live init\`), ` +
+    `Use an ApplySet inventory, which lists nothing and has no such ceiling: \`kpt-ts live migrate --to applyset\` moves this package's inventory to one, ` +
+      `or \`kpt-ts live init --inventory-kind applyset\` starts one for a new package (docs/inventories.md). ` +
+      `Or split the package into packages of at most ${n(fit.listOnly)} objects, each with its own inventory, ` +
       `and pass --status-policy=none to those of more than ${n(fit.withStatuses)} objects (else their statuses are left out of the inventory, with a warning).`,
   );
 }

@@ -1,16 +1,19 @@
 // The package's objects as they will be applied: every namespaced object in its namespace (the
-// cluster says which kinds are namespaced), every object marked with the owning inventory.
+// cluster says which kinds are namespaced), every object marked with the owning inventory (and,
+// for an ApplySet, labelled as its member, as kubectl labels them before it applies them).
 // All problems are reported together, before anything is written.
 
 import type { Cluster, Scope } from "../cluster/types.js";
 import { MAX_ANNOTATIONS_BYTES, storedAnnotationBytes } from "../apply/stored-annotations.js";
 import { PackageError, type PackageIssue } from "../model/errors.js";
-import { OWNING_INVENTORY_ANNOTATION } from "../model/inventory-keys.js";
+import { APPLYSET_PART_OF_LABEL, OWNING_INVENTORY_ANNOTATION } from "../model/inventory-keys.js";
 import { assignNamespaces } from "../object/namespaces.js";
 import { groupOf } from "../model/ref.js";
-import type { Package, PackageObject } from "../model/kube-object.js";
+import type { InventoryInfo, Package, PackageObject } from "../model/kube-object.js";
 
-export async function prepareObjects(pkg: Package, cluster: Cluster, inventoryId: string): Promise<PackageObject[]> {
+export async function prepareObjects(pkg: Package, cluster: Cluster, inventory: Pick<InventoryInfo, "id" | "applySet">): Promise<PackageObject[]> {
+  const inventoryId = inventory.id;
+  if (inventory.applySet) refuseOwnPartOfLabels(pkg.objects);
   const kinds = new Map<string, { group: string; kind: string }>();
   for (const po of pkg.objects) {
     const group = groupOf(po.object.apiVersion);
@@ -33,12 +36,29 @@ export async function prepareObjects(pkg: Package, cluster: Cluster, inventoryId
     ...po,
     object: {
       ...po.object,
-      metadata: { ...po.object.metadata, annotations: { ...po.object.metadata.annotations, [OWNING_INVENTORY_ANNOTATION]: inventoryId } },
+      metadata: {
+        ...po.object.metadata,
+        ...(inventory.applySet ? { labels: { ...po.object.metadata.labels, [APPLYSET_PART_OF_LABEL]: inventoryId } } : {}),
+        annotations: { ...po.object.metadata.annotations, [OWNING_INVENTORY_ANNOTATION]: inventoryId },
+      },
     },
   }));
   const tooLarge = prepared.filter((po) => storedAnnotationBytes(po.object, "server-side") > MAX_ANNOTATIONS_BYTES);
   if (tooLarge.length) throw new PackageError(tooLarge.map(annotationsTooLarge));
   return prepared;
+}
+
+/** KEP-3659: a manifest that sets the part-of label itself is invalid (the tool sets it). */
+function refuseOwnPartOfLabels(objects: readonly PackageObject[]): void {
+  const labelled = objects.filter((po) => po.object.metadata.labels?.[APPLYSET_PART_OF_LABEL] !== undefined);
+  if (!labelled.length) return;
+  throw new PackageError(
+    labelled.map((po) => ({
+      source: { ...po.source, line: po.lineOf?.(["metadata", "labels", APPLYSET_PART_OF_LABEL]) ?? po.source.line },
+      object: `${po.object.kind}/${po.object.metadata.name ?? ""}`,
+      message: `the label ${APPLYSET_PART_OF_LABEL} is set by kpt-ts on every member of the package's ApplySet: remove it from the package`,
+    })),
+  );
 }
 
 /**

@@ -43,7 +43,7 @@ function withoutObjects(c: Change): Change {
 
 export function formatChangeSetText(cs: ChangeSet, paint: ChalkInstance): string[] {
   const inv = `${cs.inventory.namespace}/${cs.inventory.name}`;
-  const lines = [`Inventory: ResourceGroup ${inv} (${cs.inventory.exists ? "in the cluster" : "not in the cluster yet: apply creates it"})`, ...(cs.local ? [paint.yellow(cs.local)] : []), ""];
+  const lines = [`Inventory: ${cs.inventory.kind ?? "ResourceGroup"} ${inv} (${cs.inventory.exists ? "in the cluster" : "not in the cluster yet: apply creates it"})`, ...(cs.local ? [paint.yellow(cs.local)] : []), ""];
   if (cs.changes.length === 0) return [...lines, "No objects in the package or its inventory."];
   lines.push(...formatChangeTable(cs.changes, paint), "", formatChangeCounts(summarizeChanges(cs)));
   if (cs.hooks?.length) lines.push("", "Hooks, in the order they run:", ...formatHookRows(cs.hooks, paint).map((l) => `  ${l}`));

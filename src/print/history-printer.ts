@@ -44,10 +44,10 @@ function took(r: ChangeRecord): string {
   return ms < 1000 ? "<1s" : formatDuration(Math.round(ms / 1000) * 1000);
 }
 
-export function formatHistory(inventory: { name: string; namespace: string; id: string }, stored: readonly ChangeRecord[], paint: ChalkInstance): string[] {
+export function formatHistory(inventory: { name: string; namespace: string; id: string; kind?: string }, stored: readonly ChangeRecord[], paint: ChalkInstance): string[] {
   // What the cluster stores, anyone with write access to it may have written: escaped.
   const records = escapeDeep(stored);
-  const head = `Inventory: ResourceGroup ${inventory.namespace}/${inventory.name} (inventory id ${inventory.id})`;
+  const head = `Inventory: ${inventory.kind ?? "ResourceGroup"} ${inventory.namespace}/${inventory.name} (inventory id ${inventory.id})`;
   if (records.length === 0) return [head, "", "No changes recorded: kpt-ts records each live apply and live destroy (not dry runs) here."];
   const lines = [head, ""];
   const table = formatColumns(
@@ -101,13 +101,14 @@ export function historyJson(inventory: { name: string; namespace: string; id: st
 
 export function formatInventoryList(stored: readonly InventoryRow[], paint: ChalkInstance): string[] {
   const rows = escapeDeep(stored);
-  if (rows.length === 0) return ["No inventories (ResourceGroups) found."];
+  if (rows.length === 0) return ["No inventories (ResourceGroups or ApplySets) found."];
   const spans = (r: InventoryRow) => [...r.namespaces, ...(r.clusterScoped ? ["(cluster)"] : [])].join(",") || "-";
   return [
     ...formatColumns(
       [
         { header: "Namespace", cell: (r: InventoryRow) => r.namespace },
         { header: "Name", cell: (r) => r.name },
+        { header: "Kind", cell: inventoryKind },
         { header: "Objects", cell: (r) => String(r.objects) },
         { header: "Namespaces", cell: spans },
         { header: "Last change", cell: (r) => (r.lastChange ? `${r.lastChange.command} ${r.lastChange.result}` : "-"), paint: (r, t) => paintResult(r.lastChange?.result, t, paint) },
@@ -119,6 +120,13 @@ export function formatInventoryList(stored: readonly InventoryRow[], paint: Chal
     "",
     `${rows.length} inventor${rows.length === 1 ? "y" : "ies"}`,
   ];
+}
+
+/** `ResourceGroup`, `ApplySet` (a Secret parent, kpt-ts's), `ApplySet configmap`, `ApplySet kubectl` (another tool's). */
+function inventoryKind(r: InventoryRow): string {
+  if (r.kind !== "ApplySet") return r.kind;
+  const tool = r.tooling ? r.tooling.split("/").slice(0, -1).join("/") || r.tooling : "";
+  return ["ApplySet", r.parentKind === "ConfigMap" ? "configmap" : "", tool && tool !== "kpt-ts" ? tool : ""].filter(Boolean).join(" ");
 }
 
 export function inventoryListJson(rows: readonly InventoryRow[]): unknown {

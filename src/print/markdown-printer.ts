@@ -34,7 +34,7 @@ export function markdownRows(cs: ChangeSet): Change[] {
 export function formatChangeSetMarkdown(raw: ChangeSet, title = "kpt-ts live diff"): string {
   const cs = escapeDeep(raw);
   const inv = `${cs.inventory.namespace}/${cs.inventory.name}`;
-  const out = [`### ${title}: ResourceGroup ${inv}`, ""];
+  const out = [`### ${title}: ${cs.inventory.kind ?? "ResourceGroup"} ${inv}`, ""];
   const counts = formatChangeCounts(summarizeChanges(cs)).replace(/^Op: /, "");
   const effective = cs.changes.filter(isEffective).length;
   out.push(`**${effective === 0 ? "No changes" : `${effective} ${effective === 1 ? "change" : "changes"}`}**: ${counts}${cs.inventory.exists ? "" : " (the inventory is not in the cluster yet: apply creates it)"}`, "");

@@ -161,6 +161,16 @@ export class LiveCache {
     return Boolean(c && (c.answered.has("") || c.answered.has(ref.name) || c.objects.has(ref.name)));
   }
 
+  /**
+   * Every object of a kind in a namespace ("" for a cluster-scoped kind), when the cache follows
+   * that collection as a whole and its last read succeeded; undefined otherwise (read it directly).
+   */
+  listed(group: string, kind: string, namespace: string): KubeObject[] | undefined {
+    const c = this.collections.get(collectionKey(group, kind, namespace));
+    if (!c || c.mode !== "collection" || !c.answered.has("") || c.error !== undefined || c.unserved) return undefined;
+    return [...c.objects.values()];
+  }
+
   /** True when the object's kind is not served by the cluster (yet). */
   isUnserved(ref: ObjRef): boolean {
     return this.collections.get(collectionKey(ref.group, ref.kind, ref.namespace))?.unserved ?? false;

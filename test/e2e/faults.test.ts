@@ -208,7 +208,8 @@ describe("an API server restarted in the middle of a run (a private control plan
     const seen = await ownership(inv, ns, KINDS, env);
     expect(seen.orphans, printed(result)).toEqual([]);
 
-    const next = await kptTs(["live", "apply", "--reconcile-timeout=3m", dir], { env });
+    // A run that ended while the server was away could not release its lock: it expires (issue 33).
+    const next = await kptTs(["live", "apply", "--reconcile-timeout=3m", "--lock-timeout=1m", dir], { env });
     expect(next.code, printed(next)).toBe(0);
     const after = await ownership(inv, ns, KINDS, env);
     expect(after.owned).toHaveLength(201);

@@ -154,9 +154,10 @@ spec:
     h = await history(dir);
     expect(h.changes.map((c) => c.result)).toEqual(["running", "interrupted"]);
 
-    // A newer change shows that it never finished.
+    // A newer change shows that it never finished. The killed run still holds the package's lock
+    // until its Lease expires (issue 33: at most 20 s): the next run waits for it.
     await writeFile(join(dir, "stuck.yaml"), stuck(3));
-    const r = await kptTs(["live", "apply", "--reconcile-timeout=1s", dir]);
+    const r = await kptTs(["live", "apply", "--reconcile-timeout=1s", "--lock-timeout=60s", dir]);
     expect(r.code, printed(r)).toBe(3);
     h = await history(dir);
     expect(h.changes.map((c) => c.result)).toEqual(["failed", "unknown", "interrupted"]);
@@ -198,9 +199,9 @@ describe("live list", () => {
 
     const table = await kptTs(["live", "list"]);
     expect(table.code, printed(table)).toBe(0);
-    expect(table.stdout).toMatch(/Namespace +Name +Objects +Namespaces +Last change +Age/);
-    expect(table.stdout).toMatch(new RegExp(`${ns1} +${oursInv.name} +2 +[^ ]*${ns1}[^ ]* +apply succeeded +\\d+[smh]`));
-    if (theirsName) expect(table.stdout).toMatch(new RegExp(`${ns2} +${theirsName} +3 +${ns2} +- +-`));
+    expect(table.stdout).toMatch(/Namespace +Name +Kind +Objects +Namespaces +Last change +Age/);
+    expect(table.stdout).toMatch(new RegExp(`${ns1} +${oursInv.name} +ResourceGroup +2 +[^ ]*${ns1}[^ ]* +apply succeeded +\\d+[smh]`));
+    if (theirsName) expect(table.stdout).toMatch(new RegExp(`${ns2} +${theirsName} +ResourceGroup +3 +${ns2} +- +-`));
 
     // -n narrows it to one namespace.
     const one = await kptTs(["live", "list", "-n", ns1, "--output", "json"]);

@@ -132,6 +132,10 @@ export function describeSteps(steps: readonly RunStep[]): string[] {
         return `serve-kinds ${s.wave}: ${refs(s.crds)}`;
       case "delete":
         return `${s.action} ${s.wave}: ${refs(s.refs)}`;
+      case "applyset-add":
+        return `applyset-add${s.scope ? ` ${s.scope.groupKinds.join(",")}${s.scope.namespaces.length ? ` +${s.scope.namespaces.join(",")}` : ""}` : ""}${s.namespace ? ` after ${name(s.namespace)}` : ""}`;
+      case "check-rights":
+        return `check-rights ${s.rights.map((r) => `${r.verb} ${r.kind}`).join(", ")}`;
       case "hook-apply":
         return `hook-apply ${s.phase} ${s.wave}: ${refs(s.refs)}`;
       case "hook-wait":

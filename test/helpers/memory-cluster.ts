@@ -41,6 +41,9 @@
 // - watch: from a resourceVersion, the logged ADDED/MODIFIED/DELETED events after it (a DELETED event
 //   carries the last state), then live ones, until the signal aborts. A resourceVersion older than
 //   `compact()` left fails with WatchExpiredError (the server's 410).
+// - accessReview (SelfSubjectAccessReview): allowed unless a `forbid()` without a name matches; each
+//   review is logged in `reviews`.
+// - Leases (coordination.k8s.io) are served, for the run's lock. A list may be `metadataOnly`.
 // - 403: `forbid({ verb, kind, namespace?, name? })` refuses matching calls with the API server's
 //   sentence (`User "test" cannot create resource "configmaps" in API group "" in the namespace
 //   "app"`); verbs get, list, watch, create, update, patch, delete. 422 and other failures:
@@ -100,6 +103,7 @@ const BUILTIN: KindInfo[] = [
   ["rbac.authorization.k8s.io", "v1", "Role", "roles", "Namespaced"],
   ["rbac.authorization.k8s.io", "v1", "ClusterRole", "clusterroles", "Cluster"],
   ["apiextensions.k8s.io", "v1", "CustomResourceDefinition", "customresourcedefinitions", "Cluster"],
+  ["coordination.k8s.io", "v1", "Lease", "leases", "Namespaced"],
 ].map(([group, version, kind, plural, scope]) => ({ group: group!, versions: [version!], kind: kind!, plural: plural!, scope: scope as Scope }));
 
 interface Logged {
@@ -199,6 +203,8 @@ export class MemoryCluster implements Cluster {
   private readonly log: Logged[] = [];
   private readonly listeners = new Set<(e: Logged) => void>();
   private readonly forbidden: Match[] = [];
+  /** Every access review asked, as `verb plural namespace`. */
+  readonly reviews: string[] = [];
   private readonly failures: { match: Match; error: () => ApiError }[] = [];
   private readonly scripts: { match: Match; fn: (obj: KubeObject) => void; delayMs?: number; once: boolean }[] = [];
   private rv = 1;
@@ -423,15 +429,29 @@ export class MemoryCluster implements Cluster {
     return opts.metadataOnly ? { apiVersion: "meta.k8s.io/v1", kind: "PartialObjectMetadata", metadata: clone(o.metadata) } : clone(o);
   }
 
-  async list(group: string, kind: string, namespace?: string, opts: { fieldSelector?: string; labelSelector?: string } = {}): Promise<ListResult> {
+  async list(group: string, kind: string, namespace?: string, opts: { fieldSelector?: string; labelSelector?: string; metadataOnly?: boolean } = {}): Promise<ListResult> {
     const k = this.kindOf(group, kind);
     const ref = { group, kind, namespace: namespace ?? "", name: "" };
     this.record("list", ref);
     this.check("list", ref, k);
     // As KubeCluster: a namespace means nothing for a cluster-scoped kind.
     const ns = k.scope === "Cluster" ? undefined : namespace;
-    const items = [...this.objects.values()].filter((o) => this.selected(o, group, kind, ns, opts.fieldSelector, opts.labelSelector)).map(clone);
+    const items = [...this.objects.values()].filter((o) => this.selected(o, group, kind, ns, opts.fieldSelector, opts.labelSelector)).map((o) => (opts.metadataOnly ? { apiVersion: o.apiVersion, kind: o.kind, metadata: clone(o.metadata) } : clone(o)));
     return { items, resourceVersion: String(this.rv) };
+  }
+
+  async whoAmI(): Promise<string> {
+    return this.user;
+  }
+
+  /** A SelfSubjectAccessReview: allowed unless `forbid()` refuses the verb on the kind there. */
+  async accessReview(q: { verb: string; group: string; kind: string; namespace: string }): Promise<{ allowed: boolean; resource: string } | undefined> {
+    const k = this.kinds.get(`${q.group}/${q.kind}`);
+    if (!k) return undefined;
+    this.reviews.push(`${q.verb} ${k.plural} ${q.namespace}`);
+    const ref = { group: q.group, kind: q.kind, namespace: q.namespace, name: "" };
+    const allowed = !this.forbidden.some((m) => this.matches({ ...m, name: undefined }, q.verb as Verb, ref) && m.name === undefined);
+    return { allowed, resource: k.group ? `${k.plural}.${k.group}` : k.plural };
   }
 
   private selected(o: KubeObject, group: string, kind: string, namespace: string | undefined, fieldSelector?: string, labelSelector?: string): boolean {
@@ -441,7 +461,8 @@ export class MemoryCluster implements Cluster {
     if (name !== undefined && o.metadata.name !== name) return false;
     for (const term of labelSelector ? labelSelector.split(",") : []) {
       const [key, value] = term.split("=");
-      if (o.metadata.labels?.[key!] !== value) return false;
+      // `key` alone: the label exists, whatever its value.
+      if (value === undefined ? o.metadata.labels?.[key!] === undefined : o.metadata.labels?.[key!] !== value) return false;
     }
     return true;
   }

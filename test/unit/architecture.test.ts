@@ -93,9 +93,10 @@ describe("the module map (docs/architecture.md)", () => {
 
 /**
  * Outside cluster/, only these call the cluster's write verbs: the writer (every package object)
- * and the inventory's and the change history's own storage.
+ * and the inventory's (a ResourceGroup, an ApplySet's parent, the run's lock) and the change
+ * history's own storage.
  */
-const WRITERS = ["apply/writer.ts", "inventory/cluster-inventory.ts", "history/cluster-history.ts"];
+const WRITERS = ["apply/writer.ts", "inventory/cluster-inventory.ts", "inventory/cluster-applyset.ts", "inventory/cluster-lock.ts", "history/cluster-history.ts"];
 
 describe("writes to the cluster", () => {
   it("go through the writer, or the inventory's and history's storage", () => {

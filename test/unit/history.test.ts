@@ -21,6 +21,7 @@ import {
 } from "../../src/history/change-record.js";
 import { RunTally } from "../../src/model/run-tally.js";
 import { inventoryRows } from "../../src/history/inventory-list.js";
+import { listedInventories } from "../../src/inventory/status-selection.js";
 import { ChangeRecorder } from "../../src/history/record-changes.js";
 import type { ObjRef } from "../../src/model/ref.js";
 import type { KubeObject } from "../../src/model/kube-object.js";
@@ -177,17 +178,17 @@ describe("inventoryRows (live list)", () => {
       // Same id in another namespace: another inventory's record.
       rec("r3", "2026-01-01T00:59:00Z", { inventory: { name: "inv", namespace: "z", id: "id-1" }, result: "succeeded" }),
     ];
-    const rows = inventoryRows(groups, changes, now);
+    const rows = inventoryRows(listedInventories(groups), changes, now);
     expect(rows.map((r) => [r.namespace, r.name, r.objects, r.namespaces.join(","), r.clusterScoped, r.lastChange?.result, r.lastChange?.ageMs])).toEqual([
       ["a", "empty", 0, "", 0, undefined, undefined],
       ["a", "inv", 3, "a,c", 1, "failed", 5 * 60_000],
       ["b", "kpt-applied", 2, "b", 0, undefined, undefined],
     ]);
     expect(formatInventoryList(rows, plain)).toEqual([
-      "Namespace  Name         Objects  Namespaces     Last change     Age",
-      "a          empty        0        -              -               -",
-      "a          inv          3        a,c,(cluster)  destroy failed  5m",
-      "b          kpt-applied  2        b              -               -",
+      "Namespace  Name         Kind           Objects  Namespaces     Last change     Age",
+      "a          empty        ResourceGroup  0        -              -               -",
+      "a          inv          ResourceGroup  3        a,c,(cluster)  destroy failed  5m",
+      "b          kpt-applied  ResourceGroup  2        b              -               -",
       "",
       "3 inventories",
     ]);

@@ -259,10 +259,10 @@ describe("annotations count what the server will store", () => {
     const obj = sized(MAX_ANNOTATIONS_BYTES - "example.com/blob".length - 10);
     const pkg = { path: "p", objects: [{ object: obj, source: { file: "p/big.yaml", line: 1 }, lineOf: (path: readonly (string | number)[]) => (path.join(".") === "metadata.annotations" ? 6 : undefined) }], inventory: { name: "inv", namespace: "app", id: "inv-id" } };
     const cluster = { defaultNamespace: "app", namespaceEnforced: false, scopeOf: async () => "Namespaced" } as never;
-    const err = await prepareObjects(pkg as never, cluster, "inv-id").catch((e: unknown) => e);
+    const err = await prepareObjects(pkg as never, cluster, { id: "inv-id" }).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(PackageError);
     expect((err as Error).message).toBe(`p/big.yaml:6: ConfigMap/big: metadata.annotations would be 262170 bytes with the config.k8s.io/owning-inventory annotation kpt-ts adds; the API server stores at most 262144 bytes of annotations: make them smaller`);
-    await expect(prepareObjects({ ...pkg, objects: [{ ...pkg.objects[0]!, object: sized(1000) }] } as never, cluster, "inv-id")).resolves.toHaveLength(1);
+    await expect(prepareObjects({ ...pkg, objects: [{ ...pkg.objects[0]!, object: sized(1000) }] } as never, cluster, { id: "inv-id" })).resolves.toHaveLength(1);
   });
 });
 

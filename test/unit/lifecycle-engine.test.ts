@@ -137,7 +137,7 @@ describe("hooks", () => {
     expect(statsFailed(stats(r.events))).toBe(true);
     expect(c.peek(refOf(config))).toBeUndefined();
     expect(c.peek(refOf(web))).toBeUndefined();
-    expect(c.writes().filter((w) => !w.dryRun && w.ref.kind !== "ResourceGroup" && w.ref.kind !== "CustomResourceDefinition" && w.ref.kind !== "ConfigMap").map((w) => `${w.verb} ${w.ref.kind}/${w.ref.name}`)).toEqual(["create Job/migrate"]);
+    expect(c.writes().filter((w) => !w.dryRun && w.ref.kind !== "ResourceGroup" && w.ref.kind !== "CustomResourceDefinition" && w.ref.kind !== "ConfigMap" && w.ref.kind !== "Lease").map((w) => `${w.verb} ${w.ref.kind}/${w.ref.name}`)).toEqual(["create Job/migrate"]);
     expect(inventoryList(c)).toEqual(["Job/migrate"]);
   });
 

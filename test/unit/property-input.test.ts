@@ -309,7 +309,7 @@ function discoveryOnly(): Cluster {
 async function acceptOrRefuse(files: Record<string, string>, cluster: Cluster): Promise<"ok" | PackageError> {
   try {
     const pkg = parsePackage({ path: "pkg", fromStdin: false, files: Object.entries(files).map(([path, content]) => ({ path, content })) }, { requireInventory: true });
-    const prepared = await prepareObjects(pkg, cluster, pkg.inventory.id);
+    const prepared = await prepareObjects(pkg, cluster, pkg.inventory);
     const ordered = orderWaves(prepared.map((po) => ({ ref: refOf(po.object), object: po.object })));
     if (ordered.issues.length) throw graphIssuesError(ordered.issues, prepared);
     return "ok";
