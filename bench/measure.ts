@@ -16,6 +16,8 @@ export interface Command {
 export interface RunResult {
   seconds: number;
   ok: boolean;
+  /** The exit code (undefined when killed by a signal or never started). */
+  exitCode?: number;
   /** The end of the combined output, for error reports. */
   tail: string;
 }
@@ -42,15 +44,15 @@ export function runTimed(cmd: Command, opts: RunOptions): Promise<RunResult> {
     child.stdout.on("data", (c: Buffer) => chunks.push(c));
     child.stderr.on("data", (c: Buffer) => chunks.push(c));
     const timer = opts.timeoutMs ? setTimeout(() => child.kill("SIGKILL"), opts.timeoutMs) : undefined;
-    const finish = async (ok: boolean, extra = "") => {
+    const finish = async (ok: boolean, extra = "", exitCode?: number) => {
       const seconds = (performance.now() - start) / 1000;
       clearTimeout(timer);
       const out = Buffer.concat(chunks).toString("utf8") + extra;
       if (opts.logFile) await writeFile(opts.logFile, `$ ${formatCommand(cmd)}\n${out}`);
-      resolve({ seconds, ok, tail: out.slice(-1500) });
+      resolve({ seconds, ok, ...(exitCode !== undefined ? { exitCode } : {}), tail: out.slice(-1500) });
     };
     child.on("error", (err) => void finish(false, `\n${err.message}`));
-    child.on("close", (code, signal) => void finish(code === 0, signal ? `\nkilled by ${signal}` : code ? `\nexit code ${code}` : ""));
+    child.on("close", (code, signal) => void finish(code === 0, signal ? `\nkilled by ${signal}` : code ? `\nexit code ${code}` : "", code ?? undefined));
   });
 }
 

@@ -1,7 +1,8 @@
 // `npm run bench [-- --quick | --reps N --sizes 100,500 --tools kpt-ts,kpt --rtt 0,20ms --scale 1000,10000 ...]`
 // Starts (or reuses) the local cluster, then times kpt-ts against kpt, kubectl's applyset, kapp and a
-// bare server-side apply loop on the same cluster, each tool in its own namespace, and prints and
-// writes the results (bench/results/<timestamp>.json).
+// bare server-side apply loop on the same cluster, each tool in its own namespace, then kpt-ts beside
+// kpt on the real bundles of fixtures/field/ (bench/bundles.ts; `--bundles-only` runs just those),
+// and prints and writes the results (bench/results/<timestamp>.json).
 
 import { execFile } from "node:child_process";
 import { copyFile, mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
@@ -16,6 +17,7 @@ import { buildReport, formatReport, writeJson, type Measurement, type MemoryResu
 import { drawChart } from "./chart.js";
 import { parseRtt, proxiedKubeconfig, startDelayProxy } from "./delay-proxy.js";
 import { buildBareLoop, createTools, PHASES, type PackageDirs, type Tool, type ToolId } from "./tools.js";
+import { BUNDLES, createBundleTools, formatBundleReport, runBundleSuite, type BundleMeasurement, type BundleSpec, type BundleToolId } from "./bundles.js";
 
 const BENCH = import.meta.dirname;
 const REPO = resolve(BENCH, "..");
@@ -46,6 +48,17 @@ const USAGE = `usage: npm run bench -- [options]
   --scale-only            only the scale check (no tool table, memory run or --help timing; no
                           other namespace is touched, docs/benchmark.svg is left as it is): for a
                           large --scale on a cluster other work shares
+  --bundles a,b,...       the field bundles to run (fixtures/field/: argocd, prometheus-operator,
+                          metrics-server, argo-rollouts; default all; "none" skips them): every
+                          phase (apply, noop, status, diff, change, destroy), wall and CPU time
+  --bundles-only          only the field bundles (no ConfigMap packages, memory or --help runs)
+  --bundle-tools a,b,...  kpt-ts,kpt-ts-ssa,kpt-ssa,kpt (default all four; kpt-ssa is kpt
+                          --server-side, with which kpt applies the CRDs too large for its
+                          client-side apply)
+  --bundle-base DIR       also run another build of kpt-ts (DIR/dist/cli.js) on the bundles, as
+                          "kpt-ts (base)": a before/after in the same minutes
+  --kubeconfig FILE       time on this already running cluster (its current context) instead of
+                          starting or reusing the local one
   --keep                  keep the generated packages and logs
 
 The SVG chart (time per phase against size, one line per tool and RTT) is written next to the
@@ -70,6 +83,11 @@ function options() {
       "scale-prune": { type: "string", default: "1000" },
       "scale-only": { type: "boolean", default: false },
       keep: { type: "boolean", default: false },
+      kubeconfig: { type: "string" },
+      bundles: { type: "string" },
+      "bundles-only": { type: "boolean", default: false },
+      "bundle-tools": { type: "string" },
+      "bundle-base": { type: "string" },
       help: { type: "boolean", short: "h", default: false },
     },
   });
@@ -102,7 +120,28 @@ function options() {
     scalePrune: Number(values["scale-prune"]),
     scaleOnly: values["scale-only"]!,
     keep: values.keep,
+    kubeconfig: values.kubeconfig ? resolve(values.kubeconfig) : undefined,
+    bundles: bundlesNamed(values.bundles),
+    bundlesOnly: values["bundles-only"],
+    bundleTools: values["bundle-tools"]?.split(",") as BundleToolId[] | undefined,
+    bundleBase: values["bundle-base"] ? resolve(values["bundle-base"], "dist", "cli.js") : undefined,
   };
+}
+
+function bundlesNamed(list: string | undefined): BundleSpec[] {
+  if (list === "none") return [];
+  if (!list) return BUNDLES;
+  return list.split(",").map((name) => {
+    const b = BUNDLES.find((x) => x.name === name);
+    if (!b) throw new Error(`--bundles: no bundle "${name}" (${BUNDLES.map((x) => x.name).join(", ")})`);
+    return b;
+  });
+}
+
+/** A cluster the bench is given: used as it is, never started or stopped. */
+async function givenCluster(kubeconfig: string): Promise<{ kubeconfig: string; server: string; reused: boolean }> {
+  const server = (await kubectl({ ...process.env, KUBECONFIG: kubeconfig }, ["config", "view", "--minify", "-o", "jsonpath={.clusters[0].cluster.server}"])).trim();
+  return { kubeconfig, server, reused: true };
 }
 
 const version = (cmd: string, args: string[]) => exec(cmd, args).then((r) => r.stdout.trim().split("\n")[0] ?? "", () => "unavailable");
@@ -235,14 +274,15 @@ async function measureHelp(env: NodeJS.ProcessEnv, runs: number): Promise<Report
 async function main(): Promise<void> {
   const opts = options();
   const startedAt = new Date();
-  const cluster = await startCluster(log);
+  const cluster = opts.kubeconfig ? await givenCluster(opts.kubeconfig) : await startCluster(log);
   const env = { ...process.env, KUBECONFIG: cluster.kubeconfig };
-  const leftovers = opts.scaleOnly ? [] : await deleteLeftoverNamespaces(env);
+  // On a cluster the bench was given, others' runs may be under way: their namespaces stay.
+  const leftovers = opts.kubeconfig || opts.scaleOnly ? [] : await deleteLeftoverNamespaces(env);
   if (leftovers.length) log(`deleted leftover namespaces: ${leftovers.join(", ")}`);
   if (opts.scaleOnly) Object.assign(opts, { sizes: [], memoryObjects: 0, tools: ["kpt-ts"] });
   await kubectl(env, ["get", "crd", "resourcegroups.kpt.dev"]).catch(() => exec("kpt", ["live", "install-resource-group"], { env }));
 
-  const kapp = opts.tools && !opts.tools.includes("kapp") ? undefined : await ensureKapp(log);
+  const kapp = opts.bundlesOnly || (opts.tools && !opts.tools.includes("kapp")) ? undefined : await ensureKapp(log);
   if (kapp && !kapp.ok) log(`kapp is left out: ${kapp.reason}`);
   const bareLoop = await buildBareLoop(BENCH);
   const tools = createTools(
@@ -265,8 +305,11 @@ async function main(): Promise<void> {
   const work = await mkdtemp(join(tmpdir(), "kpt-ts-bench-"));
   await mkdir(join(work, "logs"));
   const toolsAt = (size: number, rtt: number) => tools.filter((t) => size <= (opts.maxSize[t.id] ?? Infinity) && (rtt === 0 || !opts.distantTools || opts.distantTools.includes(t.id)));
-  const measurements: Measurement[] = opts.rtts.flatMap((rtt) => opts.sizes.flatMap((size) => PHASES.flatMap((phase) => toolsAt(size, rtt).map((t) => ({ rtt, size, phase, tool: t.id, samples: [], failures: [] })))));
+  const sizes = opts.bundlesOnly ? [] : opts.sizes;
+  const measurements: Measurement[] = opts.rtts.flatMap((rtt) => sizes.flatMap((size) => PHASES.flatMap((phase) => toolsAt(size, rtt).map((t) => ({ rtt, size, phase, tool: t.id, samples: [], failures: [] })))));
   const scale: ScaleResult[] = [];
+  let bundles: BundleMeasurement[] = [];
+  const bundleTools = createBundleTools({ repo: REPO, reconcileTimeout: opts.reconcileTimeout, ...(opts.bundleBase ? { baseCli: opts.bundleBase } : {}) }, opts.bundleTools);
   const packages: Record<number, ReturnType<typeof generatePackage>["counts"]> = {};
   let memory: MemoryResult[] = [];
   let help: Report["help"];
@@ -284,6 +327,8 @@ async function main(): Promise<void> {
       tools: tools.map((t) => ({ id: t.id, label: t.label, notes: t.notes })),
       packages,
       ...report,
+      bundles,
+      bundleTools: bundleTools.map((t) => ({ id: t.id, label: t.label, note: t.note })),
     };
     if (resultsFile.current) await Promise.all([rm(resultsFile.current, { force: true }), rm(resultsFile.current.replace(/\.json$/, ".svg"), { force: true })]);
     resultsFile.current = await writeJson(join(BENCH, "results"), data);
@@ -308,7 +353,7 @@ async function main(): Promise<void> {
       log(`${rtt} ms round trip: tools reach the API server through 127.0.0.1:${proxy.port}`);
     }
     try {
-      for (const size of opts.sizes) {
+      for (const size of sizes) {
         const pkgs = new Map<ToolId, PackageDirs>();
         const sized = toolsAt(size, rtt);
         for (const tool of sized) pkgs.set(tool.id, await preparePackage(env, work, tool, size, `bench-${tool.id}-${size}`, `-${rtt}ms`));
@@ -324,21 +369,45 @@ async function main(): Promise<void> {
       await proxy?.close();
     }
   }
-  if (opts.scale.length) {
+  if (opts.scale.length && !opts.bundlesOnly) {
     for (const inventory of opts.scaleInventories) await measureScale(env, work, tools, opts.scale, opts.reps, scale, inventory, opts.scalePrune);
     await save(false);
   }
-  memory = await measureMemory(env, work, tools, opts.memoryObjects);
-  if (!opts.scaleOnly) help = await measureHelp(env, opts.helpRuns);
+  if (opts.bundles.length && !opts.scaleOnly) {
+    log(`field bundles: ${opts.bundles.map((b) => b.name).join(", ")}; ${bundleTools.map((t) => t.label).join(", ")}; ${opts.reps} repetition(s)`);
+    bundles = await runBundleSuite({
+      env,
+      work,
+      repo: REPO,
+      tools: bundleTools,
+      bundles: opts.bundles,
+      reps: opts.reps,
+      log,
+      onProgress: async (ms) => {
+        bundles = ms;
+        await save(false);
+      },
+    });
+  }
+  if (!opts.bundlesOnly) {
+    memory = await measureMemory(env, work, tools, opts.memoryObjects);
+    if (!opts.scaleOnly) help = await measureHelp(env, opts.helpRuns);
+  }
   const report = await save(true);
 
   process.stdout.write(`\nkpt-ts benchmark: ${environment.cpus}, node ${environment.node}, cluster ${environment.cluster}\n`);
   process.stdout.write(`kpt ${environment.kpt}; ${environment.kubectl}; kapp ${environment.kapp}; kpt-ts ${environment.kptTsCommit}\n`);
-  for (const t of tools) process.stdout.write(`  ${t.label}: ${t.notes.join("; ")}\n`);
-  process.stdout.write(`\n${formatReport(report, labels)}\n`);
+  if (measurements.length) {
+    for (const t of tools) process.stdout.write(`  ${t.label}: ${t.notes.join("; ")}\n`);
+    process.stdout.write(`\n${formatReport(report, labels)}\n`);
+  }
+  if (bundles.length) {
+    for (const t of bundleTools) process.stdout.write(`  ${t.note}\n`);
+    process.stdout.write(`${formatBundleReport(bundles, new Map(bundleTools.map((t) => [t.id, t.label])))}\n`);
+  }
   const wall = (Date.now() - startedAt.getTime()) / 1000;
   process.stdout.write(`\nwall time ${Math.floor(wall / 60)}m${Math.round(wall % 60)}s; results: ${resultsFile.current}\n`);
-  if (opts.keep || measurements.some((m) => m.failures.length)) process.stdout.write(`packages and command logs kept in ${work}\n`);
+  if (opts.keep || measurements.some((m) => m.failures.length) || bundles.some((m) => m.failures.length)) process.stdout.write(`packages and command logs kept in ${work}\n`);
   else await rm(work, { recursive: true, force: true });
 }
 

@@ -5,7 +5,7 @@
 // server-side apply and does not with client-side apply. Pure.
 
 import { LAST_APPLIED_ANNOTATION, type KubeObject } from "../model/kube-object.js";
-import { lastAppliedValue } from "./csa/last-applied.js";
+import { lastAppliedBytes } from "./csa/last-applied.js";
 
 /** The API server's limit on the total size of an object's annotations (keys and values, in bytes). */
 export const MAX_ANNOTATIONS_BYTES = 256 * 1024;
@@ -25,5 +25,5 @@ export function storedAnnotationBytes(sent: KubeObject, how: "client-side" | "se
   const { [LAST_APPLIED_ANNOTATION]: _own, ...annotations } = sent.metadata.annotations ?? {};
   const base = annotationBytes(annotations);
   if (how === "server-side") return base;
-  return base + Buffer.byteLength(LAST_APPLIED_ANNOTATION) + Buffer.byteLength(lastAppliedValue(sent));
+  return base + Buffer.byteLength(LAST_APPLIED_ANNOTATION) + lastAppliedBytes(sent);
 }

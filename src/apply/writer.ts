@@ -7,7 +7,7 @@
 // history store their own objects (inventory/cluster-inventory.ts, history/cluster-history.ts).
 
 import { ApiError } from "../cluster/api-error.js";
-import type { Cluster, DeleteOptions } from "../cluster/types.js";
+import type { Cluster, DeleteOptions, WriteOptions } from "../cluster/types.js";
 import { APPLYSET_PART_OF_LABEL, OWNING_INVENTORY_ANNOTATION } from "../model/inventory-keys.js";
 import { LAST_APPLIED_ANNOTATION, type KubeObject } from "../model/kube-object.js";
 import type { CsaPatchType } from "../model/plan.js";
@@ -48,9 +48,13 @@ export class Writer {
     return this.send(() => this.cluster.create(obj, { dryRun: o.dryRun, fieldManager: CSA_FIELD_MANAGER, signal: o.signal }), o.retry);
   }
 
-  /** Client-side apply's patch (kubectl's three-way patch), as kubectl's field manager. */
-  patch(ref: ObjRef, patch: object, type: CsaPatchType, o: WriterOptions = {}): Promise<KubeObject> {
-    return this.send(() => this.cluster.patch(ref, patch, type, { dryRun: o.dryRun, fieldManager: CSA_FIELD_MANAGER, signal: o.signal }), o.retry);
+  /**
+   * Client-side apply's patch (kubectl's three-way patch), as kubectl's field manager. A dry run
+   * `basedOn` the live version the patch was computed against may be answered from the disk cache
+   * (WriteOptions.basedOn).
+   */
+  patch(ref: ObjRef, patch: object, type: CsaPatchType, o: WriterOptions & Pick<WriteOptions, "basedOn"> = {}): Promise<KubeObject> {
+    return this.send(() => this.cluster.patch(ref, patch, type, { dryRun: o.dryRun, fieldManager: CSA_FIELD_MANAGER, signal: o.signal, basedOn: o.dryRun ? o.basedOn : undefined }), o.retry);
   }
 
   /** Server-side apply. */

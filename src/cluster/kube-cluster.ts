@@ -1,6 +1,7 @@
 // The one seam to the API server: discovery, reads, writes (client- and server-side apply),
 // deletes and watches, over one keep-alive HTTP agent. Nothing else talks to the cluster.
 
+import { createHash } from "node:crypto";
 import { setMaxListeners } from "node:events";
 import { ClusterError } from "../model/errors.js";
 import { groupOf, type ObjRef } from "../model/ref.js";
@@ -193,13 +194,24 @@ export class KubeCluster implements Cluster {
 
   async patch(ref: ObjRef, patch: unknown, type: PatchType, opts: WriteOptions = {}): Promise<KubeObject> {
     const m = await this.mapping(ref.group, ref.kind);
-    return this.transport.request("PATCH", this.objectPath(m, ref.namespace, ref.name), {
-      body: patch,
-      contentType: PATCH_CONTENT_TYPES[type],
-      query: this.writeQuery(opts),
-      signal: opts.signal,
-      what: `patch ${ref.kind} ${ref.name}`,
-    });
+    const path = this.objectPath(m, ref.namespace, ref.name);
+    const send = () => this.transport.request<KubeObject>("PATCH", path, { body: patch, contentType: PATCH_CONTENT_TYPES[type], query: this.writeQuery(opts), signal: opts.signal, what: `patch ${ref.kind} ${ref.name}` });
+    const { uid, resourceVersion } = opts.basedOn ?? {};
+    // A Secret's answer holds its values: never kept on disk.
+    if (!opts.dryRun || !uid || !resourceVersion || !this.cache || (ref.group === "" && ref.kind === "Secret")) return send();
+    // The same patch against the same version of the same object: the answer the server gave before.
+    const key = `dry-run patch ${path} ${type} ${opts.fieldManager ?? ""} ${uid} ${resourceVersion} ${createHash("sha256").update(JSON.stringify(patch)).digest("hex")}`;
+    const kept = await this.cache.read(key);
+    if (kept) {
+      try {
+        return checkObjectAnswer<KubeObject>(JSON.parse(kept.body), this.transport.urlOf(path));
+      } catch {
+        /* a corrupt copy: asked again below, and replaced */
+      }
+    }
+    const answer = await send();
+    await this.cache.write(key, { body: JSON.stringify(answer) });
+    return answer;
   }
 
   async apply(obj: KubeObject, opts: WriteOptions & { fieldManager: string; force: boolean }): Promise<KubeObject> {

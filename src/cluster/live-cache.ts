@@ -94,13 +94,32 @@ export class LiveCache {
   /** Requests made, for tests and benchmarks. */
   readonly stats = { lists: 0, watches: 0, polls: 0, rereads: 0, watchesReplaced: 0 };
 
+  /** Held until the first subscriber, with `watchOnDemand`: each watch waits for it after its LIST. */
+  private watchesHeld?: { open: Promise<void>; release: () => void };
+
   constructor(
     private readonly cluster: Cluster,
-    private readonly opts: { pollPeriodMs?: number; signal?: AbortSignal; onError?: (err: unknown) => void; watchIdleMs?: number } = {},
+    private readonly opts: {
+      pollPeriodMs?: number;
+      signal?: AbortSignal;
+      onError?: (err: unknown) => void;
+      watchIdleMs?: number;
+      /**
+       * Watch only once someone subscribes (`live status`: objects whose first read says all
+       * there is to know need no watch, which for a bundle of 20 kinds is 20 requests fewer).
+       * A watch that starts late starts from its LIST's resourceVersion, so nothing is missed.
+       */
+      watchOnDemand?: boolean;
+    } = {},
   ) {
     // Every list and watch listens on this signal; hundreds at once are expected.
     setMaxListeners(0, this.abort.signal);
     opts.signal?.addEventListener("abort", () => this.abort.abort(), { once: true });
+    if (opts.watchOnDemand) {
+      let release!: () => void;
+      const open = new Promise<void>((resolve) => (release = resolve));
+      this.watchesHeld = { open, release };
+    }
   }
 
   close(): void {
@@ -109,6 +128,7 @@ export class LiveCache {
 
   subscribe(l: Listener): () => void {
     this.listeners.add(l);
+    this.watchesHeld?.release();
     return () => this.listeners.delete(l);
   }
 
@@ -276,6 +296,10 @@ export class LiveCache {
         this.stats.polls++;
         await sleepLong(this.opts.pollPeriodMs ?? 2000, signal).catch(() => {});
         continue;
+      }
+      if (this.watchesHeld) {
+        await Promise.race([this.watchesHeld.open, new Promise<void>((resolve) => signal.addEventListener("abort", () => resolve(), { once: true }))]);
+        if (signal.aborted) return;
       }
       // Its own abort, so that a watch found to have missed a change can be replaced (replaceWatch).
       const watchAbort = new AbortController();

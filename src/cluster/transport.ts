@@ -71,6 +71,17 @@ const MAX_ANSWER_BYTES = 256 * 1024 * 1024;
 const CONNECT_TIMEOUT_MS = 30_000;
 const TLS_HANDSHAKE_TIMEOUT_MS = 10_000;
 
+/** A client certificate and key as one string, made once per pair of buffers (every request asks). */
+const identities = new WeakMap<Buffer, Map<Buffer | undefined, string>>();
+
+function identityOf(cert: Buffer, key: Buffer | undefined): string {
+  let byKey = identities.get(cert);
+  if (!byKey) identities.set(cert, (byKey = new Map()));
+  let id = byKey.get(key);
+  if (id === undefined) byKey.set(key, (id = `${cert.toString("base64")}|${key?.toString("base64") ?? ""}`));
+  return id;
+}
+
 export class Transport {
   readonly stats: TransportStats = { requests: 0, retries: 0, throttled: 0, wireBytes: 0, bodyBytes: 0 };
   private readonly agents = new Map<string, Agent | HttpAgent>();
@@ -99,7 +110,7 @@ export class Transport {
    * gets a new agent (with the same TLS settings and proxy).
    */
   private agentFor(creds: Credentials): Agent | HttpAgent {
-    const id = creds.cert ? `${creds.cert.toString("base64")}|${creds.key?.toString("base64") ?? ""}` : "";
+    const id = creds.cert ? identityOf(creds.cert, creds.key) : "";
     let agent = this.agents.get(id);
     if (agent) return agent;
     const common = { keepAlive: true, maxSockets: this.maxSockets, keepAliveMsecs: 30_000 };

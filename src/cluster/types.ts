@@ -31,6 +31,12 @@ export interface WriteOptions {
   dryRun?: boolean;
   fieldManager?: string;
   signal?: AbortSignal;
+  /**
+   * For a dry run: the live object the request was computed against. The server answers the same
+   * request against the same version of an object the same way, so KubeCluster keeps such answers
+   * between runs (not a Secret's) and asks again only when the object or the request changed.
+   */
+  basedOn?: { uid?: string; resourceVersion?: string };
 }
 
 export interface DeleteOptions {

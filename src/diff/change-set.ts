@@ -158,7 +158,8 @@ export async function collectChangeSet(events: AsyncIterable<EngineEvent>, o: { 
 }
 
 function masked(before: KubeObject | undefined, after: KubeObject | undefined): Pick<Change, "before" | "after"> {
-  const m = maskSecretPair(before && normalizeForDiff(before), after && normalizeForDiff(after));
+  const b = before && normalizeForDiff(before);
+  const m = maskSecretPair(b, after === before ? b : after && normalizeForDiff(after));
   return { ...(m.before ? { before: m.before } : {}), ...(m.after ? { after: m.after } : {}) };
 }
 

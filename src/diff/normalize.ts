@@ -7,9 +7,13 @@ import type { KubeObject } from "../model/kube-object.js";
 
 const SERVER_METADATA = ["managedFields", "resourceVersion", "generation", "uid", "creationTimestamp", "selfLink"] as const;
 
-/** A copy without the server's bookkeeping; the input is not changed. */
+/**
+ * A view without the server's bookkeeping; the input is not changed. What it keeps is shared with
+ * the input, not copied (a deep copy of a CRD, twice per object for a no-op, was most of a `live
+ * diff` of CRD bundles): neither is changed afterwards.
+ */
 export function normalizeForDiff(obj: KubeObject): KubeObject {
-  const { status: _status, ...rest } = structuredClone(obj);
+  const { status: _status, ...rest } = obj;
   const metadata = { ...rest.metadata };
   for (const key of SERVER_METADATA) delete metadata[key];
   if (metadata.annotations) {

@@ -23,12 +23,17 @@ export function diffPath(ref: ObjRef): string {
   return ref.namespace ? `${ref.namespace}/${id}` : id;
 }
 
+/** Whether a change can have a diff to show: unchanged, a skip or an error has none. */
+export function mayShowDiff(c: Change): boolean {
+  return !(c.operation === "unchanged" || c.skip || c.error);
+}
+
 /**
  * `--- wp/configmap/cfg (live)`, `+++ wp/configmap/cfg (after apply)`, then the hunks. No lines
  * for a change apply will not make (unchanged, skipped, failing dry run).
  */
 export function formatChangeDiff(c: Change, context = 3): string[] {
-  if (c.operation === "unchanged" || c.skip || c.error || (!c.before && !c.after)) return [];
+  if (!mayShowDiff(c) || (!c.before && !c.after)) return [];
   const hunks = unifiedHunks(diffLines(objectYamlLines(c.before), objectYamlLines(c.after)), context);
   if (hunks.length === 0) return [];
   const path = diffPath(c.ref);

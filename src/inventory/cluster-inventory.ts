@@ -95,8 +95,11 @@ export async function inventoryObjects(cluster: Cluster, info: InventoryInfo, si
  */
 export async function readInventoryForStatus(cluster: Cluster, info: InventoryInfo, signal?: AbortSignal): Promise<ClusterInventory> {
   if (info.applySet) return readApplySet(cluster, info, { signal });
-  if (!(await resourceGroupCrdInstalled(cluster))) throw resourceGroupKindNotServedError("one");
-  return readClusterInventory(cluster, info, signal);
+  // Both at once: the inventory's read does not wait for discovery (see KubeCluster.mapping).
+  const [installed, read] = await Promise.all([resourceGroupCrdInstalled(cluster), readClusterInventory(cluster, info, signal).then((r) => ({ r }), (err: unknown) => ({ err }))]);
+  if (!installed) throw resourceGroupKindNotServedError("one");
+  if ("err" in read) throw read.err;
+  return read.r;
 }
 
 /**

@@ -28,8 +28,9 @@ export interface ParseCache {
 }
 
 export interface PackageParseCache {
-  read(text: string): YamlSnapshot | undefined;
-  write(text: string, snapshot: YamlSnapshot): void;
+  /** The parse of this text (or of these bytes: the hash of a text is that of its UTF-8 bytes). */
+  read(text: string | Uint8Array): YamlSnapshot | undefined;
+  write(text: string | Uint8Array, snapshot: YamlSnapshot): void;
   /** Keeps this run's parses (those read and those written), when they differ from what was read. */
   save(): Promise<void>;
 }
@@ -40,7 +41,7 @@ interface ParseCacheOptions {
 }
 
 /** Bump when a snapshot's shape or meaning changes. */
-const FORMAT = 3;
+const FORMAT = 6;
 
 /** The parser's build: this module's file (a bundle chunk is named by its content hash) and its time. */
 function buildId(): string {
@@ -71,7 +72,7 @@ export function parseCacheFor(env: NodeJS.ProcessEnv = process.env, opts: ParseC
   // The directory as resolved by the check: never looked up through a link again.
   const dir = checked.dir;
   const build = buildId();
-  const hashOf = (text: string) => createHash("sha256").update(build).update("\0").update(text).digest("hex");
+  const hashOf = (text: string | Uint8Array) => createHash("sha256").update(build).update("\0").update(text).digest("hex");
   let maintained = false;
   return {
     open(scope) {
@@ -122,10 +123,10 @@ function load(file: string): Record<string, YamlSnapshot> {
 }
 
 function isSnapshot(v: unknown): v is YamlSnapshot {
-  const docs = (v as { documents?: unknown } | null)?.documents;
-  if (!Array.isArray(docs)) return false;
+  const { documents: docs, wholeFile } = (v ?? {}) as { documents?: unknown; wholeFile?: unknown };
+  if (!Array.isArray(docs) || (wholeFile !== undefined && typeof wholeFile !== "boolean")) return false;
   const line = (n: unknown) => Number.isSafeInteger(n) && (n as number) >= 0;
-  return docs.every((d) => d !== null && typeof d === "object" && line(d.line) && line(d.firstLine) && line(d.lineCount) && line(d.textLength) && "value" in d);
+  return docs.every((d) => d !== null && typeof d === "object" && line(d.line) && line(d.firstLine) && line(d.lineCount) && line(d.textLength) && (d.index === undefined || line(d.index)) && (d.requestBytes === undefined || line(d.requestBytes)) && "value" in d && (d.parseAgain === undefined || (d.parseAgain === true && !wholeFile)));
 }
 
 const DAY_MS = 24 * 3600 * 1000;

@@ -32,6 +32,8 @@ export interface PackageFile {
   unreadable?: { line: number; message: string };
   /** Its documents, when the reader has them already (from the parse cache); else parsed here. */
   parsed?: ParsedYaml;
+  /** The bytes its text was decoded from, when the reader has them (the parse cache's key). */
+  bytes?: Uint8Array;
 }
 
 export interface PackageInput {
@@ -107,7 +109,7 @@ export function analyzePackage(input: PackageInput, opts: ParsePackageOptions): 
     if (functionConfigs.has(posix.normalize(file.path))) continue;
     const inRootPackage = input.fromStdin || !isInSubpackage(file.path, subpackageDirs);
     for (const doc of parsed.documents) {
-      for (const entry of expandLists({ value: doc.value, file: where, ...(input.fromStdin ? {} : { pkgFile: file.path }), line: doc.line, lineOf: doc.lineOf, ...(doc.textLength !== undefined ? { textLength: doc.textLength } : {}), ...(doc.plainJson ? { plainJson: true } : {}) })) {
+      for (const entry of expandLists({ value: doc.value, file: where, ...(input.fromStdin ? {} : { pkgFile: file.path }), line: doc.line, lineOf: doc.lineOf, ...(doc.textLength !== undefined ? { textLength: doc.textLength } : {}), ...(doc.plainJson ? { plainJson: true } : {}), ...(doc.requestBytes !== undefined ? { requestBytes: doc.requestBytes } : {}) })) {
         classifyEntry(entry, inRootPackage, input.fromStdin, found, issues);
       }
     }
@@ -143,6 +145,8 @@ interface Entry {
   textLength?: number;
   /** Only JSON values (read back from the parse cache): see validateObject. */
   plainJson?: boolean;
+  /** Its size as a request, measured when it was first read (the parse cache keeps it). */
+  requestBytes?: number;
 }
 
 interface Found {
@@ -247,7 +251,7 @@ function classifyEntry(e: Entry, inRootPackage: boolean, fromStdin: boolean, fou
     issues.push({ source: { file: e.file, line: p.line }, ...(name ? { object: name } : {}), message: p.message });
   }
   if (!object) return;
-  const tooBig = requestBytesOver(object, e.textLength);
+  const tooBig = requestBytesOver(object, e);
   if (tooBig !== undefined) {
     issues.push({
       source: { file: e.file, line: e.line },
@@ -269,12 +273,24 @@ const MAX_REQUEST_BYTES = 3 * 1024 * 1024;
 
 /**
  * The object's size as the request that would send it, when over the limit. Only documents of
- * more than 512 KiB of YAML are measured (smaller ones cannot come near it), so reading stays fast.
+ * more than 512 KiB of YAML are measured (smaller ones cannot come near it), so reading stays fast;
+ * a document read back from the parse cache carries its size from when it was first read.
  */
-function requestBytesOver(object: KubeObject, textLength: number | undefined): number | undefined {
-  if (textLength !== undefined && textLength < 512 * 1024) return undefined;
-  const bytes = Buffer.byteLength(JSON.stringify(object));
+function requestBytesOver(object: KubeObject, e: Pick<Entry, "textLength" | "requestBytes">): number | undefined {
+  if (!requestBytesToMeasure(object, e.textLength)) return undefined;
+  const bytes = e.requestBytes ?? Buffer.byteLength(JSON.stringify(object));
   return bytes > MAX_REQUEST_BYTES ? bytes : undefined;
+}
+
+/** Whether a document is large enough for its request size to be measured. */
+export function requestBytesToMeasure(value: unknown, textLength: number | undefined): boolean {
+  return isRecord(value) && (textLength === undefined || textLength >= 512 * 1024);
+}
+
+/** A document's size as a request, as requestBytesOver measures its object (JSON values as they are). */
+export function requestBytesOf(value: unknown): number | undefined {
+  const { object } = validateObject(value, { plainJson: true });
+  return object ? Buffer.byteLength(JSON.stringify(object)) : undefined;
 }
 
 function findDuplicates(objects: PackageObject[]): PackageIssue[] {

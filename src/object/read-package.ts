@@ -8,9 +8,9 @@ import { PackageError, UsageError } from "../model/errors.js";
 import { decodeText } from "./file-text.js";
 import { compileKrmIgnore } from "./krmignore.js";
 import type { IgnoreMatcher } from "./krmignore.js";
-import { analyzePackage, contentsOf } from "./parse-package.js";
+import { analyzePackage, contentsOf, requestBytesOf, requestBytesToMeasure } from "./parse-package.js";
 import type { PackageParseCache, ParseCache } from "./parse-cache.js";
-import { parseYamlDocuments, restoreYamlDocuments } from "./yaml-documents.js";
+import { parseYamlDocuments, restoreYamlDocuments, type ParsedYaml, type YamlSnapshot } from "./yaml-documents.js";
 import type { PackageContents, PackageFile, PackageInput } from "./parse-package.js";
 import type { InventoryInfo, Package } from "../model/kube-object.js";
 
@@ -34,13 +34,16 @@ export async function readPackage(path: string, opts: ReadPackageOptions = {}): 
 }
 
 async function readPackageInput(path: string, opts: ReadPackageOptions, requireInventory: boolean): Promise<PackageContents> {
+  // (A path that does not resolve gets no cache: collecting its files says what is wrong with it.)
+  const scope = path === "-" ? "-" : await realpath(path).catch(() => undefined);
+  const cache = scope !== undefined ? opts.parseCache?.open(scope) : undefined;
   const input: PackageInput =
     path === "-"
       ? { path, fromStdin: true, files: [stdinFile(opts.stdin)] }
-      : { path, fromStdin: false, files: await collectPackageFiles(path, opts.onWarning) };
+      : { path, fromStdin: false, files: await collectPackageFiles(path, opts.onWarning, cache && cachedParse(cache)) };
   if (opts.rgFile !== undefined && !(await isPackageFile(path, input.files, opts.rgFile))) input.inventoryFile = await readInventoryFile(opts.rgFile);
   if (opts.inventory) input.givenInventory = opts.inventory;
-  if (opts.parseCache) await parseWithCache(input.files, opts.parseCache.open(path === "-" ? "-" : await realpath(path)));
+  if (cache) await parseWithCache(input.files, cache);
   const analysis = analyzePackage(input, { requireInventory });
   for (const w of analysis.warnings) opts.onWarning?.(w);
   if (analysis.issues.length > 0) throw new PackageError(analysis.issues);
@@ -50,27 +53,71 @@ async function readPackageInput(path: string, opts: ReadPackageOptions, requireI
 /**
  * Each file's documents from the cache, or parsed now and then kept. One file at a time, with a
  * turn of the event loop every few milliseconds of parsing, so requests already under way (the
- * connection being opened meanwhile) make progress. Files holding a Secret are never written to
- * the cache.
+ * connection being opened meanwhile) make progress. Nothing of a Secret is written to the cache:
+ * its document is kept as the lines it spans, and parsed again from the file.
  */
 async function parseWithCache(files: PackageFile[], cache: PackageParseCache): Promise<void> {
-  const yamlFiles = files.filter((f) => !f.unreadable && posix.basename(f.path) !== "Kptfile");
+  const yamlFiles = files.filter((f) => !f.unreadable && !f.parsed && posix.basename(f.path) !== "Kptfile");
   let turn = performance.now();
   for (const f of yamlFiles) {
-    const snap = cache.read(f.content);
+    const key = f.bytes ?? f.content;
+    const snap = cache.read(key);
     if (snap) {
-      f.parsed = restoreYamlDocuments(f.content, snap);
+      f.parsed = restoreYamlDocuments(() => f.content, snap);
       continue;
     }
     f.parsed = parseYamlDocuments(f.content);
-    const fresh = f.parsed.snapshot?.();
-    if (fresh && !fresh.documents.some((d) => holdsSecret(d.value))) cache.write(f.content, fresh);
+    // A Secret's document is kept as its lines alone (parsed again from the file on every run).
+    const fresh = f.parsed.snapshot?.(holdsSecret);
+    if (fresh) cache.write(key, withRequestBytes(fresh, f.parsed));
     if (performance.now() - turn > 5) {
       await new Promise((resolve) => setImmediate(resolve));
       turn = performance.now();
     }
   }
   await cache.save();
+}
+
+/**
+ * A cached parse of a file's very bytes, restored without decoding them: the bytes decoded
+ * without a fault when they were parsed, and their text is only needed for a message's line.
+ */
+function cachedParse(cache: PackageParseCache): (rel: string, bytes: Uint8Array) => PackageFile | undefined {
+  return (rel, bytes) => {
+    if (posix.basename(rel) === "Kptfile") return undefined;
+    const snap = cache.read(bytes);
+    if (!snap) return undefined;
+    let text: string | undefined;
+    const file: PackageFile = {
+      path: rel,
+      get content() {
+        if (text === undefined) {
+          const decoded = decodeText(bytes);
+          text = decoded.ok ? decoded.text : "";
+        }
+        return text;
+      },
+      bytes,
+    };
+    file.parsed = restoreYamlDocuments(() => file.content, snap);
+    return file;
+  };
+}
+
+/**
+ * The snapshot with the request size of each large document measured once (parse-package.ts'
+ * check against the API server's limit), so no later run serializes a CRD of megabytes for it.
+ */
+function withRequestBytes(snap: YamlSnapshot, parsed: ParsedYaml): YamlSnapshot {
+  snap.documents.forEach((d, i) => {
+    if (d.parseAgain) return;
+    const bytes = requestBytesToMeasure(d.value, d.textLength) ? requestBytesOf(d.value) : undefined;
+    if (bytes === undefined) return;
+    d.requestBytes = bytes;
+    const doc = parsed.documents[i];
+    if (doc) doc.requestBytes = bytes;
+  });
+  return snap;
 }
 
 /** A Secret, or a List with one among its items. */
@@ -124,19 +171,21 @@ export async function readPackageFiles(path: string): Promise<PackageFile[]> {
  */
 export const MAX_PACKAGE_FILE_BYTES = 256 * 1024 * 1024;
 
-async function collectPackageFiles(path: string, onWarning: ((m: string) => void) | undefined): Promise<PackageFile[]> {
+type CachedParse = (rel: string, bytes: Uint8Array) => PackageFile | undefined;
+
+async function collectPackageFiles(path: string, onWarning: ((m: string) => void) | undefined, cached?: CachedParse): Promise<PackageFile[]> {
   const root = await resolveRoot(path, onWarning);
   const out: PackageFile[] = [];
   const ignore = await readKrmIgnore(root, out);
   const rels: (string | PackageFile)[] = [];
   await walk(root, "", ignore, rels);
   // Read in parallel, keep the walk's order.
-  out.push(...(await Promise.all(rels.map((r) => (typeof r === "string" ? readPackageFile(root, r) : r)))));
+  out.push(...(await Promise.all(rels.map((r) => (typeof r === "string" ? readPackageFile(root, r, cached) : r)))));
   return out;
 }
 
 /** One file's text, or why it cannot be read (never throws, never blocks on a pipe). */
-async function readPackageFile(root: string, rel: string): Promise<PackageFile> {
+async function readPackageFile(root: string, rel: string, cached?: CachedParse): Promise<PackageFile> {
   const full = join(root, rel);
   try {
     const info = await stat(full);
@@ -144,8 +193,11 @@ async function readPackageFile(root: string, rel: string): Promise<PackageFile> 
     if (info.size > MAX_PACKAGE_FILE_BYTES) {
       return unreadableFile(rel, `the file is ${mib(info.size)}; kpt-ts reads package files up to ${mib(MAX_PACKAGE_FILE_BYTES)} (the API server takes objects of at most 3 MiB): split it into smaller files, or ${SKIP_HINT}`);
     }
-    const decoded = decodeText(await readFile(full));
-    return decoded.ok ? { path: rel, content: decoded.text } : unreadableFile(rel, decoded.message, decoded.line);
+    const bytes = await readFile(full);
+    const known = cached?.(rel, bytes);
+    if (known) return known;
+    const decoded = decodeText(bytes);
+    return decoded.ok ? { path: rel, content: decoded.text, bytes } : unreadableFile(rel, decoded.message, decoded.line);
   } catch (err) {
     return unreadableFile(rel, describeReadError(err));
   }
@@ -253,5 +305,5 @@ function stdinFile(stdin: string | Uint8Array | undefined): PackageFile {
   if (stdin === undefined) throw new UsageError(`package path "-" means standard input, but none was given`);
   if (typeof stdin === "string") return { path: "stdin", content: stdin };
   const decoded = decodeText(stdin);
-  return decoded.ok ? { path: "stdin", content: decoded.text } : { path: "stdin", content: "", unreadable: { line: decoded.line, message: decoded.message.replace(SKIP_HINT, "give the package's YAML") } };
+  return decoded.ok ? { path: "stdin", content: decoded.text, bytes: stdin } : { path: "stdin", content: "", unreadable: { line: decoded.line, message: decoded.message.replace(SKIP_HINT, "give the package's YAML") } };
 }

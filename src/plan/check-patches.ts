@@ -24,7 +24,9 @@ export async function checkRemovalPatches(plan: ApplyPlan, writer: Writer, signa
   await Promise.all(
     todo.map(async (p) => {
       if (p.csa?.op !== "patch") return;
-      const stored = await writer.patch(p.ref, p.csa.patch, p.csa.patchType, { dryRun: true, signal }).catch(() => undefined);
+      // The version the patch was computed against: the same request against it is answered from the disk cache (KubeCluster.patch).
+      const basedOn = { uid: p.live?.metadata.uid, resourceVersion: p.live?.metadata.resourceVersion };
+      const stored = await writer.patch(p.ref, p.csa.patch, p.csa.patchType, { dryRun: true, signal, basedOn }).catch(() => undefined);
       if (stored) settled.set(p, settleRemovalPatch(p, stored));
     }),
   );

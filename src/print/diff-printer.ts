@@ -4,8 +4,8 @@
 
 import { escapeDeep } from "./terminal-text.js";
 import type { ChalkInstance } from "chalk";
-import { summarizeChanges, type ChangeSet } from "../diff/change-set.js";
-import { formatChangeDiff } from "../diff/object-diff.js";
+import { summarizeChanges, type Change, type ChangeSet } from "../diff/change-set.js";
+import { formatChangeDiff, mayShowDiff } from "../diff/object-diff.js";
 import { createPalette } from "./color.js";
 import { formatChangeCounts, formatChangeTable, formatHookRows, kappOperation } from "./change-table.js";
 import { formatChangeSetMarkdown } from "./markdown-printer.js";
@@ -24,16 +24,22 @@ interface DiffPrintOptions {
 }
 
 export function printChangeSet(raw: ChangeSet, opts: DiffPrintOptions): void {
-  // Names, the server's messages and the objects' own text, escaped for the terminal once.
-  const cs = escapeDeep(raw);
+  // Names, the server's messages and the objects' own text, escaped for the terminal once; the
+  // objects only where a diff can show them (a noop CRD's megabytes are never printed).
+  const cs = escapeDeep({ ...raw, changes: raw.changes.map((c) => (mayShowDiff(c) ? c : withoutObjects(c))) });
   if (opts.output === "markdown") opts.stdout.write(formatChangeSetMarkdown(cs, opts.title));
   else opts.stdout.write(opts.output === "json" ? `${JSON.stringify(changeSetJson(cs), null, 2)}\n` : formatChangeSetText(cs, createPalette(opts.color)).map((l) => `${l}\n`).join(""));
 }
 
 /** Under GitHub Actions: an annotation for each object whose dry run failed, at its file and line. */
 export function printDiffAnnotations(raw: ChangeSet, stderr: NodeJS.WritableStream, cwd: string): void {
-  const cs = escapeDeep(raw);
+  const cs = escapeDeep({ ...raw, changes: raw.changes.map(withoutObjects) });
   for (const c of cs.changes) if (c.error && c.source) stderr.write(`${githubAnnotation(c.source.file, c.source.line, `${formatRef(c.ref)}: ${c.error}`, cwd)}\n`);
+}
+
+function withoutObjects(c: Change): Change {
+  const { before: _before, after: _after, ...rest } = c;
+  return rest;
 }
 
 export function formatChangeSetText(cs: ChangeSet, paint: ChalkInstance): string[] {

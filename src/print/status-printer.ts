@@ -6,6 +6,7 @@
 // others, in every format, as cli-utils' printers do.
 
 import type { StatusEvent } from "../model/events.js";
+import type { KubeObject } from "../model/kube-object.js";
 import { formatGroupKind, refKey, type ObjRef } from "../model/ref.js";
 import { createPalette } from "./color.js";
 import { formatGoJsonLine, formatRfc3339 } from "./go-json.js";
@@ -103,9 +104,19 @@ function inventoriesByRef(objects: readonly StatusTarget[]): (ref: ObjRef) => re
   return (ref) => byRef.get(refKey(ref)) ?? [""];
 }
 
-/** The events' text escaped for the terminal (terminal-text.ts), before anything prints it. */
+/**
+ * The events' text escaped for the terminal (terminal-text.ts), before anything prints it. Of an
+ * event's object only what the table shows is kept (its conditions and age): walking the rest, a
+ * CRD's megabytes of schema, on every event cost more than the rest of the printing.
+ */
 async function* escapeStatusEvents(events: AsyncIterable<StatusEvent>): AsyncIterable<StatusEvent> {
-  for await (const e of events) yield escapeDeep(e);
+  for await (const { object, ...e } of events) yield escapeDeep(object ? { ...e, object: shownOf(object) } : e);
+}
+
+function shownOf(o: KubeObject): KubeObject {
+  const conditions = (o.status as { conditions?: unknown } | undefined)?.conditions;
+  const { name, namespace, creationTimestamp } = o.metadata;
+  return { apiVersion: o.apiVersion, kind: o.kind, metadata: { name, namespace, creationTimestamp }, ...(conditions !== undefined ? { status: { conditions } } : {}) };
 }
 
 /** `{"group":"apps","inventory-name":"...","kind":"Deployment","message":...,"type":"status"}` */

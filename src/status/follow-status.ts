@@ -35,7 +35,8 @@ const REACHED: Record<PollUntil, (f: Followed) => boolean> = {
 export function followStatus(cluster: Cluster, refs: ObjRef[], opts: FollowStatusOptions = {}): AsyncIterable<StatusEvent> {
   const channel = new EventChannel<StatusEvent>();
   const reached = REACHED[opts.pollUntil ?? "known"];
-  const cache = new LiveCache(cluster, { pollPeriodMs: opts.pollPeriodMs, signal: opts.signal });
+  // Watches start only once the watcher subscribes: a run whose first reads end it (poll-until known) makes none.
+  const cache = new LiveCache(cluster, { pollPeriodMs: opts.pollPeriodMs, signal: opts.signal, watchOnDemand: true });
   // The timeout bounds the whole run, the first read included: a list the server never answers
   // (an aggregated API that hangs, a kind caught mid-deletion) must not hold it.
   const stop = new AbortController();

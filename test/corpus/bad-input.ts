@@ -119,6 +119,14 @@ export const BAD_INPUT_CASES: BadInputCase[] = [
     expect: { file: "bomb.yaml", line: 1, message: /invalid YAML: excessive aliasing/ },
   },
   {
+    id: "yaml-alias-loop",
+    what: "an alias inside the node its anchor marks (a value that would contain itself)",
+    files: (ns) => ({ "loop.yaml": `apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: loop\n  namespace: ${ns}\ndata: &d\n  key: value\n  again: *d\n` }),
+    stage: "read",
+    error: "PackageError",
+    expect: { file: "loop.yaml", line: 8, message: /invalid YAML: the alias \*d is inside the node its anchor &d marks, so its value would contain itself/ },
+  },
+  {
     id: "yaml-deep",
     what: "nesting deep enough to exhaust a recursive parser",
     files: () => ({ "deep.yaml": `apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: deep\ndata:\n  a: ${"[".repeat(20_000)}${"]".repeat(20_000)}\n` }),

@@ -38,6 +38,8 @@ export interface FaultPlan {
 
 export interface FaultStats {
   requests: number;
+  /** Every request as it arrived (method and path with its query), for tests that count what a command sends. */
+  log: { method: string; path: string }[];
   forwarded: number;
   injected: Record<FaultKind, number>;
 }
@@ -97,7 +99,7 @@ export async function startFaultProxy(kubeconfigPath: string, seed = Number(proc
   const random = mulberry32(seed);
   let plan: FaultPlan | undefined;
   const queued: { kind: FaultKind; match?: FaultPlan["match"] }[] = [];
-  const stats: FaultStats = { requests: 0, forwarded: 0, injected: Object.fromEntries([...FAULT_KINDS, ...STREAM_FAULTS].map((k) => [k, 0])) as Record<FaultKind, number> };
+  const stats: FaultStats = { requests: 0, log: [], forwarded: 0, injected: Object.fromEntries([...FAULT_KINDS, ...STREAM_FAULTS].map((k) => [k, 0])) as Record<FaultKind, number> };
 
   const pick = (req: { method: string; path: string }): FaultKind | undefined => {
     const i = queued.findIndex((q) => !q.match || q.match(req));
@@ -136,6 +138,7 @@ export async function startFaultProxy(kubeconfigPath: string, seed = Number(proc
 
   const handle = (req: IncomingMessage, res: ServerResponse, body: Buffer) => {
     stats.requests++;
+    stats.log.push({ method: req.method ?? "GET", path: req.url ?? "/" });
     const fault = pick({ method: req.method ?? "GET", path: req.url ?? "/" });
     if (fault) stats.injected[fault]++;
     switch (fault) {

@@ -334,6 +334,12 @@ describe("the parse cache", () => {
     expect(cache.open("/pkg").read(TEXT.replace("safe", "other"))).toBeUndefined();
     await writeFile(file, JSON.stringify({ entries: { [otherKey!]: { documents: "nope" } } }));
     expect(cache.open("/pkg").read(TEXT.replace("safe", "other"))).toBeUndefined();
+    // A snapshot of a file read whole by the precise parser, with a malformed mark or document index.
+    const doc = { value: {}, line: 1, firstLine: 1, lineCount: 1, textLength: 1 };
+    for (const bad of [{ documents: [doc], wholeFile: "yes" }, { documents: [{ ...doc, index: -1 }], wholeFile: true }, { documents: [{ ...doc, index: "0" }], wholeFile: true }]) {
+      await writeFile(file, JSON.stringify({ entries: { [otherKey!]: bad } }));
+      expect(cache.open("/pkg").read(TEXT.replace("safe", "other"))).toBeUndefined();
+    }
   });
 
   it.skipIf(!isRoot)("is not used from a directory another user owns: a planted entry never changes what is sent", async () => {

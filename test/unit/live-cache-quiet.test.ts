@@ -6,6 +6,9 @@ import type { Cluster, WatchEvent, WatchQuery } from "../../src/cluster/types.js
 import type { ObjRef } from "../../src/model/ref.js";
 import type { KubeObject } from "../../src/model/kube-object.js";
 import { LiveCache } from "../../src/cluster/live-cache.js";
+import { followStatus } from "../../src/status/follow-status.js";
+import type { StatusEvent } from "../../src/model/events.js";
+import { MemoryCluster } from "../helpers/memory-cluster.js";
 
 const ref: ObjRef = { group: "", kind: "ConfigMap", namespace: "ns", name: "held" };
 const cm = (rv: string, extra: Record<string, unknown> = {}): KubeObject => ({ apiVersion: "v1", kind: "ConfigMap", metadata: { name: "held", namespace: "ns", uid: "u1", resourceVersion: rv, ...extra } });
@@ -85,5 +88,39 @@ describe("LiveCache without a healthy watch", () => {
     } finally {
       cache.close();
     }
+  });
+});
+
+// Issue 30: `live status` of a bundle of 20 kinds sent a WATCH per kind although its first reads
+// were all it printed (--poll-until known, the default).
+describe("live status' reads (followStatus)", () => {
+  const cluster = () => new MemoryCluster().seed({ apiVersion: "v1", kind: "ConfigMap", metadata: { name: "a", namespace: "ns" } }, { apiVersion: "v1", kind: "Secret", metadata: { name: "b", namespace: "ns" } });
+  const refs: ObjRef[] = [
+    { group: "", kind: "ConfigMap", namespace: "ns", name: "a" },
+    { group: "", kind: "Secret", namespace: "ns", name: "b" },
+  ];
+  const collect = async (events: AsyncIterable<StatusEvent>) => {
+    const out: string[] = [];
+    for await (const e of events) out.push(`${e.ref.kind}/${e.ref.name} ${e.status}`);
+    return out;
+  };
+
+  it("by default (poll-until known): one read per kind, no watch", async () => {
+    const c = cluster();
+    expect(await collect(followStatus(c, refs))).toEqual(["ConfigMap/a Current", "Secret/b Current"]);
+    expect(c.calls.map((call) => call.verb).sort()).toEqual(["list", "list"]);
+  });
+
+  it("when it waits (poll-until deleted), it watches from what it read: a delete made right after the read, before any watch, is seen", async () => {
+    const c = cluster();
+    const list = c.list.bind(c);
+    c.list = async (...args: Parameters<MemoryCluster["list"]>) => {
+      const answer = await list(...args);
+      // Gone before the run could watch: only a watch from the list's resourceVersion tells.
+      for (const item of answer.items) void c.delete({ group: "", kind: item.kind, namespace: "ns", name: item.metadata.name! });
+      return answer;
+    };
+    expect(await collect(followStatus(c, refs, { pollUntil: "deleted", timeoutMs: 10_000 }))).toEqual(["ConfigMap/a Current", "Secret/b Current", "ConfigMap/a NotFound", "Secret/b NotFound"]);
+    expect(c.calls.filter((call) => call.verb === "watch")).toHaveLength(2);
   });
 });

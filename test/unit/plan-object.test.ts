@@ -4,7 +4,8 @@
 // create-only. Pure tables: inline objects, the real apps/v1 merge schema, no cluster.
 
 import { describe, expect, it } from "vitest";
-import { withLastApplied } from "../../src/apply/csa/last-applied.js";
+import fc from "fast-check";
+import { lastAppliedBytes, lastAppliedValue, withLastApplied } from "../../src/apply/csa/last-applied.js";
 import { patchSchemaFor } from "../../src/apply/csa/patch-schema.js";
 import { leftAloneRules, parseFieldPaths, releasedManagedFields, withFieldsOf, withoutFields, ownedLeftAlone } from "../../src/apply/left-alone.js";
 import { MAX_ANNOTATIONS_BYTES, storedAnnotationBytes } from "../../src/apply/stored-annotations.js";
@@ -72,6 +73,17 @@ describe("objects too large for client-side apply", () => {
     const wide = bigObject(0);
     (wide as any).data.blob = "é".repeat(140 * 1024);
     expect(storedAnnotationBytes(wide, "client-side")).toBeGreaterThan(MAX_ANNOTATIONS_BYTES);
+  });
+
+  it("the last-applied copy is measured to the byte of what kubectl would write (Go's escapes of <, >, &, U+2028, U+2029; multi-byte text)", () => {
+    const text = fc.string({ unit: fc.constantFrom("a", "<", ">", "&", "\u2028", "\u2029", "é", "😀", '"', "\\", "\n", "\u0001") });
+    fc.assert(
+      fc.property(fc.dictionary(text, fc.oneof(text, fc.integer(), fc.array(text, { maxLength: 3 }))), fc.dictionary(text, text, { maxKeys: 3 }), (data, annotations) => {
+        const o = { apiVersion: "v1", kind: "ConfigMap", metadata: { name: "m", namespace: "ns", annotations }, data } as unknown as KubeObject;
+        expect(lastAppliedBytes(o)).toBe(Buffer.byteLength(lastAppliedValue(o)));
+      }),
+      { numRuns: 300 },
+    );
   });
 
   it("on every later run the same: an object applied server-side is decided server-side again, unchanged when it is as applied", () => {

@@ -23,9 +23,11 @@ import { createThreeWayMergePatch, createThreeWayStrategicPatch, isEmptyPatch, m
  * False only means "compute the patch".
  */
 export function isCsaNoop(desired: KubeObject, live: KubeObject): boolean {
-  // The cheap test first: most objects that will need a patch fail it without encoding anything.
-  if (!containsJson(live as unknown as JsonValue, desired as unknown as JsonValue)) return false;
-  return live.metadata.annotations?.[LAST_APPLIED_ANNOTATION] === lastAppliedValue(desired);
+  // The cheap tests first: most objects that will need a patch fail them without encoding anything
+  // (an object applied server-side has no annotation to compare with).
+  const recorded = live.metadata.annotations?.[LAST_APPLIED_ANNOTATION];
+  if (recorded === undefined || !containsJson(live as unknown as JsonValue, desired as unknown as JsonValue)) return false;
+  return recorded === lastAppliedValue(desired);
 }
 
 /**
