@@ -193,9 +193,12 @@ describe.each(SHELLS)("%s completion against --help", (shell) => {
 
 /** Extra words a command needs for a value to be taken: apply's Markdown preview needs --dry-run; --inv-names, --inv-type remote. */
 function needs(path: string, flag: string): string[] {
-  if (path === "live apply") return ["--dry-run"];
-  if (path === "live status" && flag === "--inv-names") return ["--inv-type", "remote"];
-  return [];
+  const needed: string[] = path === "live apply" ? ["--dry-run"] : [];
+  if (path === "live status" && flag === "--inv-names") needed.push("--inv-type", "remote");
+  // An ApplySet's parent lives in a namespace (kubectl takes it from -n only); a parent kind is for an ApplySet.
+  if (flag === "--applyset") needed.push("--namespace", "ns-one");
+  if (path === "live init" && flag === "--applyset-parent") needed.push("--inventory-kind", "applyset");
+  return needed;
 }
 
 /** Runs a command with a flag value, the package and kubeconfig absent: taken when the run reaches them. */

@@ -64,7 +64,7 @@ describe("a user who may create ConfigMaps, and nothing else, in one namespace",
     await expectInventoryCoversOwned(ns, dir);
   });
 
-  it("may create ConfigMaps but not the inventory: nothing is applied, one line says which permission is missing", async () => {
+  it("may create ConfigMaps but not the inventory: nothing is applied, one error says which permission is missing (after the lock's warning)", async () => {
     const ns = await createNamespace("e2e-rbac-noinv");
     await createServiceAccount(ns, "noinv", [
       { apiGroups: [""], resources: ["configmaps"], verbs: [...READ, "create"] },
@@ -75,7 +75,9 @@ describe("a user who may create ConfigMaps, and nothing else, in one namespace",
 
     const r = await kptTs(["live", "apply", "--kubeconfig", kubeconfig, dir]);
     expect(r.code, printed(r)).toBe(1);
+    // Without rights on Leases the run goes on unlocked (kpt needs none), and says which right keeps runs apart.
     expect(r.stderr.trimEnd().split("\n")).toEqual([
+      lockWarning(ns, "noinv"),
       `error: cannot write the inventory ResourceGroup ${ns}/inventory-rbac: forbidden: user "system:serviceaccount:${ns}:noinv" may not create resourcegroups.kpt.dev in namespace ${ns}`,
       `ask a cluster administrator to grant "create" on resourcegroups.kpt.dev in namespace ${ns}, or use a context that has it (--context)`,
     ]);
@@ -112,6 +114,7 @@ describe("a read-only user", () => {
     const apply = await kptTs(["live", "apply", "--kubeconfig", kubeconfig, await rewrite(dir, { "objects.yaml": docs(configMap("one", ns), configMap("two", ns), configMap("three", ns)) })]);
     expect(apply.code, printed(apply)).toBe(1);
     expect(apply.stderr.trimEnd().split("\n")).toEqual([
+      lockWarning(ns, "reader"),
       `error: cannot write the inventory ResourceGroup ${ns}/inventory-rbac: forbidden: user "system:serviceaccount:${ns}:reader" may not update resourcegroups.kpt.dev in namespace ${ns}`,
       `ask a cluster administrator to grant "update" on resourcegroups.kpt.dev in namespace ${ns}, or use a context that has it (--context)`,
     ]);
@@ -132,4 +135,10 @@ describe("a read-only user", () => {
 async function rewrite(dir: string, files: Record<string, string>): Promise<string> {
   for (const [name, text] of Object.entries(files)) await writeFile(join(dir, name), text);
   return dir;
+}
+
+/** The one warning of a run whose user may not create the inventory's Lease (docs/inventories.md). */
+function lockWarning(ns: string, user: string): string {
+  const lease = `leases.coordination.k8s.io in namespace ${ns}`;
+  return `[WARN] this run does not hold the lock of the inventory ResourceGroup ${ns}/inventory-rbac (Lease ${ns}/kpt-ts-lock.resourcegroup.inventory-rbac): forbidden: user "system:serviceaccount:${ns}:${user}" may not create ${lease} (grant get, create, update and delete on ${lease} to keep runs apart); another run of the package at the same time is not kept out`;
 }
