@@ -53,6 +53,12 @@ export interface ApplyObjectResult {
   local?: string;
   /** A dry run the server could not make, with the object shown as the package has it: why. */
   note?: string;
+  /**
+   * The update of an object that says `replace-on-immutable`, refused for an immutable field
+   * (`spec.template: field is immutable`) though the plan did not foresee it (the object changed
+   * since the plan read it, or the plan's dry run got no answer): the apply step replaces it now.
+   */
+  refusedImmutable?: string;
 }
 
 /** True when a failed write may have taken effect: no answer, a server error, or an earlier try whose answer was lost. */
@@ -158,7 +164,10 @@ export async function applyObject(ctx: ApplyObjectContext, planned: PlannedApply
     // What the server cannot preview because this apply creates the object's namespace or kind first.
     const blocked = dryRun ? blockedByPackage(err, planned, ctx.packageObjects) : undefined;
     if (blocked) return { status: "Successful", operation: planned.operation, ...before, after: planned.object, note: blocked };
-    return { status: "Failed", error: describeApiError(err, live ? "patching" : "creating", planned.method === "server-side", source, retry, planned.object.metadata.annotations?.[UPDATE_STRATEGY_ANNOTATION] === "replace-on-immutable"), ...before, ...(outcomeUnknown(err) ? { mayExist: true } : {}) };
+    const replaceOnImmutable = planned.object.metadata.annotations?.[UPDATE_STRATEGY_ANNOTATION] === "replace-on-immutable";
+    const refused = replaceOnImmutable && live && ctx.dryRun === "none" ? immutableRefusal(err) : undefined;
+    const error = describeApiError(err, live ? "patching" : "creating", planned.method === "server-side", source, retry, replaceOnImmutable);
+    return { status: "Failed", error, ...before, ...(refused ? { refusedImmutable: refused } : {}), ...(outcomeUnknown(err) ? { mayExist: true } : {}) };
   }
 }
 

@@ -4,7 +4,8 @@
 // `replace` step deletes them, its apply creates them again), so the plan, the dry run and `live
 // diff` say "replace" and why before anything is written. Only objects with the annotation are
 // asked about, and the check only reads: a dry run refused for another reason leaves the update
-// planned (the apply reports it).
+// planned (the apply reports it, or replaces the object if the write is refused for an immutable
+// field after all: engine/apply-step.ts).
 
 import { immutableRefusal } from "../apply/immutable-fields.js";
 import type { Writer } from "../apply/writer.js";

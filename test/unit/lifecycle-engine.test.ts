@@ -372,6 +372,49 @@ describe("replace-on-immutable", () => {
     expect(c.calls.find((x) => x.verb === "delete" && x.ref.name === "report")?.propagationPolicy).toBe("Foreground");
   });
 
+  // The plan's dry run foresaw the refusal, but the Job controller wrote its status before the
+  // replace step (a running Job's status moves all the time): the replace step leaves it to the
+  // apply, whose update the server refuses. It is replaced all the same, in that same apply.
+  it("a Job whose status moved after the plan read it is still replaced in that apply", async () => {
+    const v1 = job("report", { "kpt-ts.dev/update-strategy": "replace-on-immutable" }, "report:1");
+    const c = cluster();
+    await runApply(c, pkg(v1));
+    const uid = c.peek(refOf(v1))!.metadata.uid;
+    let calls = 0;
+    c.failOn({ verb: "patch", kind: "Job", name: "report" }, () => {
+      // The plan's dry run: the controller's status write lands right after it.
+      if (calls++ === 0) c.setStatus(refOf(v1), { ...complete, ready: 0 });
+      return immutable();
+    });
+    const r = await runApply(c, pkg(job("report", { "kpt-ts.dev/update-strategy": "replace-on-immutable" }, "report:2")));
+    expect(plannedSteps(r.events)).toContain("replace 0: Job/report");
+    expect(describeEvents(r.events).filter((l) => l.startsWith("replace") || l.startsWith("apply "))).toEqual(["replace Successful Job/report: spec.template: field is immutable", "apply Successful created Job/report"]);
+    expect(statsFailed(stats(r.events))).toBe(false);
+    const live = c.peek(refOf(v1))!;
+    expect(live.metadata.uid).not.toBe(uid);
+    expect((live.spec as any).template.spec.containers[0].image).toBe("report:2");
+    expect(c.calls.filter((x) => x.verb === "delete" && x.ref.name === "report").map((x) => x.propagationPolicy)).toEqual(["Foreground"]);
+  });
+
+  // The plan's dry run could not tell (the server timed out on it, as under load): the plan says
+  // update, the write is refused for the immutable field, and the object is replaced there and then.
+  it("an update the plan did not foresee as refused is replaced when the write is refused", async () => {
+    const v1 = job("report", { "kpt-ts.dev/update-strategy": "replace-on-immutable" }, "report:1");
+    const c = cluster();
+    await runApply(c, pkg(v1));
+    const uid = c.peek(refOf(v1))!.metadata.uid;
+    let calls = 0;
+    c.failOn({ verb: "patch", kind: "Job", name: "report" }, () => (calls++ === 0 ? new ApiError(504, "Timeout", "the server was unable to return a response in the time allotted") : immutable()));
+    const r = await runApply(c, pkg(job("report", { "kpt-ts.dev/update-strategy": "replace-on-immutable" }, "report:2")));
+    expect(plannedSteps(r.events)).not.toContain("replace 0: Job/report");
+    expect(describeEvents(r.events).filter((l) => l.startsWith("replace") || l.startsWith("apply "))).toEqual(["replace Successful Job/report: spec.template: field is immutable", "apply Successful created Job/report"]);
+    expect(statsFailed(stats(r.events))).toBe(false);
+    expect(c.peek(refOf(v1))!.metadata.uid).not.toBe(uid);
+    expect(c.calls.filter((x) => x.verb === "delete" && x.ref.name === "report").map((x) => x.propagationPolicy)).toEqual(["Foreground"]);
+    // The change record says so, as for a foreseen replacement.
+    expect(r.events.filter((e) => e.type === "replace")).toHaveLength(1);
+  });
+
   it("without the annotation the apply fails, naming the field and the annotation that would replace it", async () => {
     const c = cluster();
     await runApply(c, pkg(job("report", {}, "report:1")));
