@@ -12,8 +12,7 @@ import { checkDnsLabel, checkDnsSubdomain } from "../object/names.js";
 import type { PackageFile } from "../object/parse-package.js";
 import { parseYamlDocuments } from "../object/yaml-documents.js";
 import { applySetId } from "./applyset.js";
-import { formatYamlString, generateInventoryName, type FileWrite, type InitPlan } from "./init.js";
-import { findInitNamespace } from "./init-namespace.js";
+import { formatYamlString, generateInventoryName, startInit, type FileWrite, type InitPlan } from "./init.js";
 
 export const DEFAULT_APPLYSET_FILE = "applyset.yaml";
 
@@ -30,15 +29,9 @@ export interface ApplySetInitOptions {
 
 export function planApplySetInit(files: readonly PackageFile[], opts: ApplySetInitOptions): InitPlan {
   const file = opts.file;
-  if (file === "" || posix.dirname(posix.normalize(file)) !== "." || file.includes("\\")) {
-    return { ok: false, error: new UsageError(`rg-file must be a valid filename: "${file}" is not a bare file name (e.g. ${DEFAULT_APPLYSET_FILE})`) };
-  }
-  const display = (rel: string): string => (opts.dir ? posix.join(opts.dir, rel) : rel);
-  const namespaceFlag = opts.namespace === "" ? undefined : opts.namespace;
-  const found = findInitNamespace(files, { namespaceFlag, contextNamespace: opts.contextNamespace ?? "default", display });
-  if (!found.ok) return { ok: false, error: new PackageError(found.issues) };
-  const namespace = found.namespace;
-  const fail = (error: PackageError | UsageError): InitPlan => ({ ok: false, namespace, error });
+  const start = startInit(files, { ...opts, example: DEFAULT_APPLYSET_FILE });
+  if (!start.ok) return start.plan;
+  const { display, namespaceFlag, namespace, fail } = start;
   const name = opts.name || generateInventoryName(opts.random ?? Math.random);
   const invalid = [describeInvalid("--name", name, checkDnsSubdomain), describeInvalid(namespaceFlag === undefined ? "the namespace" : "--namespace", namespace, checkDnsLabel)].filter((m): m is string => m !== undefined);
   if (invalid.length > 0) return fail(new UsageError(invalid.join("\n")));

@@ -47,17 +47,28 @@ export type InitPlan =
   /** `namespace` is set when the failure came after it was chosen (kpt then prints "...failed"). */
   | { ok: false; namespace?: string; error: PackageError | UsageError };
 
-export function planInit(files: readonly PackageFile[], opts: InitOptions): InitPlan {
-  const rgFile = opts.rgFile;
-  if (rgFile === "" || posix.dirname(posix.normalize(rgFile)) !== "." || rgFile.includes("\\")) {
-    return { ok: false, error: new UsageError(`rg-file must be a valid filename: "${rgFile}" is not a bare file name (e.g. ${DEFAULT_RG_FILE})`) };
+/** What both kinds of `live init` check first: the file's name, then the inventory's namespace. */
+export function startInit(
+  files: readonly PackageFile[],
+  opts: { file: string; example: string; namespace?: string; contextNamespace?: string; dir?: string },
+): { ok: false; plan: InitPlan } | { ok: true; display: (rel: string) => string; namespaceFlag?: string; namespace: string; fail: (error: PackageError | UsageError) => InitPlan } {
+  const file = opts.file;
+  if (file === "" || posix.dirname(posix.normalize(file)) !== "." || file.includes("\\")) {
+    return { ok: false, plan: { ok: false, error: new UsageError(`rg-file must be a valid filename: "${file}" is not a bare file name (e.g. ${opts.example})`) } };
   }
   const display = (rel: string): string => (opts.dir ? posix.join(opts.dir, rel) : rel);
   const namespaceFlag = opts.namespace === "" ? undefined : opts.namespace;
   const found = findInitNamespace(files, { namespaceFlag, contextNamespace: opts.contextNamespace ?? "default", display });
-  if (!found.ok) return { ok: false, error: new PackageError(found.issues) };
+  if (!found.ok) return { ok: false, plan: { ok: false, error: new PackageError(found.issues) } };
   const namespace = found.namespace;
-  const fail = (error: PackageError | UsageError): InitPlan => ({ ok: false, namespace, error });
+  return { ok: true, display, namespaceFlag, namespace, fail: (error) => ({ ok: false, namespace, error }) };
+}
+
+export function planInit(files: readonly PackageFile[], opts: InitOptions): InitPlan {
+  const rgFile = opts.rgFile;
+  const start = startInit(files, { ...opts, file: rgFile, example: DEFAULT_RG_FILE });
+  if (!start.ok) return start.plan;
+  const { display, namespaceFlag, namespace, fail } = start;
 
   // Empty flags count as not given, as in kpt.
   const name = opts.name || generateInventoryName(opts.random ?? Math.random);

@@ -16,6 +16,7 @@ import { parseYamlDocuments } from "../object/yaml-documents.js";
 import { applySetInventory } from "./applyset.js";
 import { formatResourceGroup, type FileWrite } from "./init.js";
 import { formatApplySetFile } from "./init-applyset.js";
+import { splitDocuments } from "./migrate.js";
 
 export interface KindMigrationOptions {
   to: "applyset" | "resourcegroup";
@@ -85,18 +86,4 @@ function withoutInventoryDocument(f: PackageFile, applySet: boolean): { removes:
   });
   if (kept.length === 0) return { removes: [f.path], writes: [] };
   return { removes: [], writes: [{ path: f.path, content: kept.map((c) => c.replace(/\n*$/, "\n")).join("---\n"), mode: 0o644 }] };
-}
-
-/** A file's documents as text, split at `---` lines. */
-function splitDocuments(text: string): string[] {
-  const out: string[] = [];
-  let current: string[] = [];
-  for (const l of text.split("\n")) {
-    if (/^---\s*$/.test(l)) {
-      out.push(current.join("\n"));
-      current = [];
-    } else current.push(l);
-  }
-  out.push(current.join("\n"));
-  return out;
 }

@@ -169,7 +169,7 @@ function configMapTemplates(f: PackageFile): Template[] {
 }
 
 /** A file's documents as text, split at `---` lines (the separators themselves dropped). */
-function splitDocuments(text: string): string[] {
+export function splitDocuments(text: string): string[] {
   const out: string[] = [];
   let current: string[] = [];
   for (const l of text.split("\n")) {

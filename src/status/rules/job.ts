@@ -8,11 +8,7 @@ import { current, failed, inProgress } from "../results.js";
 import type { StatusResult } from "../types.js";
 
 export function jobStatus(obj: KubeObject): StatusResult {
-  const parallelism = intField(obj, "spec.parallelism", 1);
-  const completions = intField(obj, "spec.completions", parallelism);
-  const succeeded = intField(obj, "status.succeeded", 0);
-  const active = intField(obj, "status.active", 0);
-  const failedCount = intField(obj, "status.failed", 0);
+  const { completions, succeeded, active, failedCount } = jobCounts(obj);
 
   // The first decisive condition wins, in the object's order.
   for (const c of readConditions(obj)) {
@@ -33,11 +29,7 @@ export function jobStatus(obj: KubeObject): StatusResult {
  * (BackoffLimitExceeded, DeadlineExceeded, ...).
  */
 export function jobCompletionStatus(obj: KubeObject): StatusResult {
-  const parallelism = intField(obj, "spec.parallelism", 1);
-  const completions = intField(obj, "spec.completions", parallelism);
-  const succeeded = intField(obj, "status.succeeded", 0);
-  const active = intField(obj, "status.active", 0);
-  const failedCount = intField(obj, "status.failed", 0);
+  const { completions, succeeded, active, failedCount } = jobCounts(obj);
   const conditions = readConditions(obj).filter((c) => c.status === "True");
   const complete = conditions.find((c) => c.type === "Complete");
   if (complete) return current(`Job completed. succeeded: ${succeeded}/${completions}`);
@@ -49,4 +41,15 @@ export function jobCompletionStatus(obj: KubeObject): StatusResult {
   if (conditions.some((c) => c.type === "Suspended")) return inProgress("JobSuspended", "Job is suspended: it cannot complete until it is resumed");
   if (stringField(obj, "status.startTime", "") === "") return inProgress("JobNotStarted", "Job not started");
   return inProgress("JobNotComplete", `Job not complete yet. succeeded: ${succeeded}/${completions}, active: ${active}, failed: ${failedCount}`);
+}
+
+/** The counts both Job rules print (completions defaults to parallelism, as the Job controller does). */
+function jobCounts(obj: KubeObject): { completions: number; succeeded: number; active: number; failedCount: number } {
+  const parallelism = intField(obj, "spec.parallelism", 1);
+  return {
+    completions: intField(obj, "spec.completions", parallelism),
+    succeeded: intField(obj, "status.succeeded", 0),
+    active: intField(obj, "status.active", 0),
+    failedCount: intField(obj, "status.failed", 0),
+  };
 }
