@@ -312,10 +312,10 @@ export class KubeCluster implements Cluster {
     );
   }
 
-  async accessReview(q: { verb: string; group: string; kind: string; namespace: string }, signal?: AbortSignal): Promise<{ allowed: boolean; resource: string } | undefined> {
+  async accessReview(q: { verb: string; group: string; kind: string; namespace: string; name?: string }, signal?: AbortSignal): Promise<{ allowed: boolean; resource: string } | undefined> {
     const m = await this.mapping(q.group, q.kind).catch(() => undefined);
     if (!m) return undefined;
-    const resourceAttributes = { verb: q.verb, group: q.group, resource: m.resource, ...(m.namespaced && q.namespace ? { namespace: q.namespace } : {}) };
+    const resourceAttributes = { verb: q.verb, group: q.group, resource: m.resource, ...(m.namespaced && q.namespace ? { namespace: q.namespace } : {}), ...(q.name ? { name: q.name } : {}) };
     const body = { apiVersion: "authorization.k8s.io/v1", kind: "SelfSubjectAccessReview", spec: { resourceAttributes } };
     const resource = m.group ? `${m.resource}.${m.group}` : m.resource;
     try {

@@ -89,7 +89,7 @@ export interface Cluster {
    * SelfSubjectAccessReview. Undefined when the server cannot tell (the review itself refused, the
    * kind unknown); a cluster that cannot ask may leave it out.
    */
-  accessReview?(q: { verb: string; group: string; kind: string; namespace: string }, signal?: AbortSignal): Promise<{ allowed: boolean; resource: string } | undefined>;
+  accessReview?(q: { verb: string; group: string; kind: string; namespace: string; name?: string }, signal?: AbortSignal): Promise<{ allowed: boolean; resource: string } | undefined>;
   /** Who the server takes this identity for (a SelfSubjectReview): `system:serviceaccount:app:deployer`; undefined when it cannot tell. */
   whoAmI?(signal?: AbortSignal): Promise<string | undefined>;
   /** The OpenAPI v3 document of a group/version, for client-side apply's merge keys. */

@@ -45,9 +45,6 @@ export async function gatherApplyFacts(pkg: Package, cluster: Cluster, o: Gather
   const inventoryRead = pkg.inventory.applySet ? applySetFacts(cluster, pkg.inventory, packageListed, lister, o.signal) : readInventoryFacts(cluster, pkg.inventory, o.signal);
   inventoryRead.catch(() => undefined);
   const objects = await prepareObjects(pkg, cluster, pkg.inventory);
-  // Read while the rest is: a namespace the run needs that is not there is bad input.
-  const namespacesThere = refuseMissingNamespaces(objects, pkg.inventory, cluster, o.signal);
-  namespacesThere.catch(() => undefined);
   // Client-side apply patches built-in kinds with their OpenAPI merge keys: start the lookups now,
   // so the documents arrive while the inventory and live objects are read.
   const schemaFor = schemaLookup(cluster);
@@ -63,7 +60,9 @@ export async function gatherApplyFacts(pkg: Package, cluster: Cluster, o: Gather
     packageRead(reading);
     const inventory = await inventoryRead;
     await reading;
-    await namespacesThere;
+    // A namespace the run needs that is not there is bad input; one where an object was just
+    // found needs no question (a re-apply asks none).
+    await refuseMissingNamespaces(objects, pkg.inventory, cluster, { found: namespacesFound(cache, localRefs, inventory), signal: o.signal });
     const refs = [...localRefs, ...pruneCandidates(inventory.previous, localRefs)];
     await cache.follow(refs);
     // Interrupted before the first write: what the cache knows may be partial, so stop here.
@@ -121,6 +120,14 @@ async function readInventoryFacts(cluster: Cluster, info: InventoryInfo, signal?
 async function applySetFacts(cluster: Cluster, info: InventoryInfo, packageListed: Promise<void>, lister: MemberLister, signal?: AbortSignal): Promise<InventoryFacts> {
   const read = await readApplySet(cluster, info, { signal, lister: async (q, s) => (await packageListed, lister(q, s)) });
   return { info, crdInstalled: true, ...(read.object ? { stored: read.object } : {}), previous: read.refs };
+}
+
+function namespacesFound(cache: LiveCache, refs: Iterable<ObjRef>, inventory: InventoryFacts): Set<string> {
+  const found = new Set<string>();
+  const ns = inventory.stored?.metadata.namespace;
+  if (ns) found.add(ns);
+  for (const ref of refs) if (ref.namespace && cache.get(ref)) found.add(ref.namespace);
+  return found;
 }
 
 /** The objects of a collection the cache lists whole that carry the label (`key=value`); undefined when it does not list it. */

@@ -19,7 +19,7 @@ const TEAM: PolicyRule[] = [
   { apiGroups: ["coordination.k8s.io"], resources: ["leases"], verbs: ALL },
 ];
 
-/** Requests that are not about one namespace's objects: discovery, OpenAPI, SelfSubjectAccessReviews (every user may make them), and the namespace itself. */
+/** Requests that are not about one namespace's objects: discovery, OpenAPI, SelfSubjectAccessReviews (every user may make them). Not even a GET of the namespace itself: a Role cannot grant it. */
 function outsideTheNamespace(requests: readonly string[], ns: string): string[] {
   const allowed = [
     /^GET \/(api|apis)(\/[^/]+(\/[^/]+)?)?$/, // discovery: /api, /api/v1, /apis, /apis/apps/v1
@@ -28,9 +28,6 @@ function outsideTheNamespace(requests: readonly string[], ns: string): string[] 
     /^POST \/apis\/authorization\.k8s\.io\/v1\/selfsubjectaccessreviews$/,
     /^POST \/apis\/authentication\.k8s\.io\/v1\/selfsubjectreviews$/,
     new RegExp(`^[A-Z]+ /(api/v1|apis/[^/]+/[^/]+)/namespaces/${ns}/`),
-    // Whether the namespace itself exists, asked before the first write (plan/check-namespaces.ts):
-    // a GET of that one Namespace by name, which this Role refuses, so it is taken as there.
-    new RegExp(`^GET /api/v1/namespaces/${ns}$`),
   ];
   return [...new Set(requests)].filter((r) => !allowed.some((a) => a.test(r)));
 }

@@ -41,8 +41,8 @@
 // - watch: from a resourceVersion, the logged ADDED/MODIFIED/DELETED events after it (a DELETED event
 //   carries the last state), then live ones, until the signal aborts. A resourceVersion older than
 //   `compact()` left fails with WatchExpiredError (the server's 410).
-// - accessReview (SelfSubjectAccessReview): allowed unless a `forbid()` without a name matches; each
-//   review is logged in `reviews`.
+// - accessReview (SelfSubjectAccessReview): allowed unless a `forbid()` matches without a name (or
+//   with the reviewed name); each review is logged in `reviews`.
 // - Leases (coordination.k8s.io) are served, for the run's lock. A list may be `metadataOnly`.
 // - 403: `forbid({ verb, kind, namespace?, name? })` refuses matching calls with the API server's
 //   sentence (`User "test" cannot create resource "configmaps" in API group "" in the namespace
@@ -445,12 +445,12 @@ export class MemoryCluster implements Cluster {
   }
 
   /** A SelfSubjectAccessReview: allowed unless `forbid()` refuses the verb on the kind there. */
-  async accessReview(q: { verb: string; group: string; kind: string; namespace: string }): Promise<{ allowed: boolean; resource: string } | undefined> {
+  async accessReview(q: { verb: string; group: string; kind: string; namespace: string; name?: string }): Promise<{ allowed: boolean; resource: string } | undefined> {
     const k = this.kinds.get(`${q.group}/${q.kind}`);
     if (!k) return undefined;
-    this.reviews.push(`${q.verb} ${k.plural} ${q.namespace}`);
-    const ref = { group: q.group, kind: q.kind, namespace: q.namespace, name: "" };
-    const allowed = !this.forbidden.some((m) => this.matches({ ...m, name: undefined }, q.verb as Verb, ref) && m.name === undefined);
+    this.reviews.push(`${q.verb} ${k.plural} ${q.namespace}${q.name ? ` ${q.name}` : ""}`);
+    const ref = { group: q.group, kind: q.kind, namespace: q.namespace, name: q.name ?? "" };
+    const allowed = !this.forbidden.some((m) => this.matches({ ...m, name: undefined }, q.verb as Verb, ref) && (m.name === undefined || m.name === q.name));
     return { allowed, resource: k.group ? `${k.plural}.${k.group}` : k.plural };
   }
 

@@ -62,7 +62,7 @@ function discoveryOnly(c: BadInputCase): Cluster {
 /** The checks `live apply` makes before its first write, in its order. */
 async function checkBeforeWriting(pkg: Package, cluster: Cluster): Promise<void> {
   const prepared = await prepareObjects(pkg, cluster, pkg.inventory);
-  await refuseMissingNamespaces(prepared, pkg.inventory, cluster);
+  await refuseMissingNamespaces(prepared, pkg.inventory, cluster, { found: new Set() });
   const ordered = orderWaves(prepared.map((po) => ({ ref: refOf(po.object), object: po.object })));
   if (ordered.issues.length) throw graphIssuesError(ordered.issues, prepared);
 }

@@ -1045,10 +1045,27 @@ describe("the inventory's namespace", () => {
     expect(exists(c, elsewhere)).toBe(true);
   });
 
-  it("a namespace this identity may not read is left to the server", async () => {
+  it("a namespace this identity may not read is left to the server, and not read (issue 33: no cluster-scoped read)", async () => {
     const c = freshCluster().forbid({ verb: "get", kind: "Namespace" });
     const r = await runApply(c, inApp(cm));
     expect(r.error).toBeUndefined();
+    expect(c.reviews).toEqual(["get namespaces  app"]);
+    expect(c.calls.filter((x) => x.ref.kind === "Namespace")).toEqual([]);
+  });
+
+  it("a re-apply asks nothing about a namespace where it found the package's objects", async () => {
+    const c = freshCluster();
+    expect((await runApply(c, inApp(cm))).error).toBeUndefined();
+    expect(c.calls.filter((x) => x.ref.kind === "Namespace").map((x) => `${x.verb} ${x.ref.name}`)).toEqual(["get app"]);
+    c.calls.length = 0;
+    const elsewhere = configMap("elsewhere", { namespace: "nope" });
+    // "nope" holds nothing yet, so it is asked about (and missing); "app" is not.
+    const r = await runApply(c, inApp(cm, elsewhere));
+    expect(r.error).toBeInstanceOf(PackageError);
+    expect(c.calls.filter((x) => x.ref.kind === "Namespace").map((x) => `${x.verb} ${x.ref.name}`)).toEqual(["get nope"]);
+    c.calls.length = 0;
+    expect((await runApply(c, inApp(cm))).error).toBeUndefined();
+    expect(c.calls.filter((x) => x.ref.kind === "Namespace")).toEqual([]);
   });
 
   it("in the package and missing: applied once, before the inventory, and reported in its wave", async () => {
