@@ -4,8 +4,11 @@
 // over only where the server refuses to watch.
 //
 // A wait never depends on one watch staying healthy: what a wait still waits for and has not
-// seen change for `QUIET_REREAD_MS` is read again directly (refreshQuiet), and when such a read
-// finds a state the watch never delivered, that watch is replaced (listed and watched afresh).
+// seen change for `QUIET_REREAD_MS` is read again directly (refreshQuiet), metadata first (a 4 MB
+// CRD costs the server a few hundred bytes to answer), the whole object only when it changed; when
+// such a read finds a state the watch never delivered and that watch has gone quiet too, the watch
+// is replaced (listed and watched afresh). A watch that still delivers is behind, not dead: on a
+// loaded server watches lag reads by seconds, and listing again would only add to its load.
 
 import { sleepLong } from "../util/long-timer.js";
 import { setMaxListeners } from "node:events";
@@ -41,6 +44,8 @@ interface Collection {
   rereading: Set<string>;
   /** stream key → the abort of its current watch, to replace a watch that stopped delivering. */
   watches: Map<string, AbortController>;
+  /** stream key → when its current watch last delivered anything (a bookmark included) or opened (ms since epoch). */
+  heard: Map<string, number>;
 }
 
 /**
@@ -51,6 +56,15 @@ interface Collection {
  * ends its wait at most about 5 s late.
  */
 export const QUIET_REREAD_MS = 5_000;
+
+/**
+ * The same for a wait until objects are gone (prune, destroy). What such a wait still waits for
+ * has finalizers to run (a CRD's custom resources, a Namespace's contents), and its read is a
+ * metadata probe of a few hundred bytes, so it is made sooner: kpt's poller reads every 2 s too.
+ * On a loaded API server the watch tells of a CRD's removal seconds after a read can (issue 30:
+ * Argo CD's destroy), and this read is what ends the wait then.
+ */
+export const DELETION_QUIET_REREAD_MS = 2_000;
 
 /**
  * A watch that delivers nothing, not even a BOOKMARK, for this long is replaced. The API server
@@ -136,7 +150,7 @@ export class LiveCache {
     const key = collectionKey(ref.group, ref.kind, ref.namespace);
     let c = this.collections.get(key);
     if (!c) {
-      c = { group: ref.group, kind: ref.kind, namespace: ref.namespace, objects: new Map(), names: new Set(), streams: new Map(), primed: new Map(), answered: new Set(), unserved: false, touched: new Map(), rereading: new Set(), watches: new Map() };
+      c = { group: ref.group, kind: ref.kind, namespace: ref.namespace, objects: new Map(), names: new Set(), streams: new Map(), primed: new Map(), answered: new Set(), unserved: false, touched: new Map(), rereading: new Set(), watches: new Map(), heard: new Map() };
       this.collections.set(key, c);
     }
     return c;
@@ -306,6 +320,7 @@ export class LiveCache {
       const stop = () => watchAbort.abort();
       signal.addEventListener("abort", stop, { once: true });
       c.watches.set(name, watchAbort);
+      c.heard.set(name, Date.now());
       const idle = setTimeout(() => {
         this.stats.watchesReplaced++;
         watchAbort.abort();
@@ -315,6 +330,7 @@ export class LiveCache {
         this.stats.watches++;
         for await (const ev of this.cluster.watch({ group: c.group, kind: c.kind, namespace: ns, resourceVersion: rv, fieldSelector }, watchAbort.signal)) {
           idle.refresh();
+          c.heard.set(name, Date.now());
           if (ev.type === "BOOKMARK") continue;
           const objName = ev.object.metadata.name ?? "";
           if (ev.type === "DELETED") {
@@ -339,26 +355,35 @@ export class LiveCache {
       } finally {
         clearTimeout(idle);
         signal.removeEventListener("abort", stop);
-        if (c.watches.get(name) === watchAbort) c.watches.delete(name);
+        if (c.watches.get(name) === watchAbort) {
+          c.watches.delete(name);
+          c.heard.delete(name);
+        }
       }
     }
   }
 
-  /** Ends the watch that should have delivered `name` (its stream then lists and watches again). */
-  private replaceWatch(c: Collection, name: string): void {
+  /**
+   * Ends the watch that should have delivered `name` (its stream then lists and watches again),
+   * unless it delivered something within `quietMs`: then it is behind, and what it missed is on
+   * its way (the next quiet read looks again).
+   */
+  private replaceWatch(c: Collection, name: string, quietMs: number): void {
     const key = c.mode === "collection" || !c.streams.has(name) ? "" : name;
-    const watch = c.watches.get(key) ?? c.watches.get(name);
-    if (!watch) return;
+    const found = c.watches.has(key) ? key : c.watches.has(name) ? name : undefined;
+    if (found === undefined) return;
+    if (Date.now() - (c.heard.get(found) ?? 0) < quietMs) return;
     this.stats.watchesReplaced++;
-    watch.abort();
+    c.watches.get(found)!.abort();
   }
 
   /**
    * Reads again, directly, each of `refs` whose state has not changed for `quietMs` (and that is
    * not being read already): a GET each, or one LIST for a kind and namespace followed as a whole
-   * when several of its objects are quiet. A state the watch had not delivered (a newer version,
-   * or the object gone) is taken, and that watch is replaced. Returns at once; what the reads
-   * find reaches subscribers as any change does.
+   * when several of its objects are quiet, of metadata alone; the whole object is read only when
+   * the metadata says it changed. A state the watch had not delivered (a newer version, or the
+   * object gone) is taken, and that watch is replaced when it has been quiet for `quietMs` too.
+   * Returns at once; what the reads find reaches subscribers as any change does.
    */
   refreshQuiet(refs: Iterable<ObjRef>, quietMs = QUIET_REREAD_MS): void {
     const now = Date.now();
@@ -377,49 +402,61 @@ export class LiveCache {
         c.rereading.add(n);
         c.touched.set(n, now);
       }
-      const read = c.mode === "collection" && names.length > PER_NAME_LIMIT ? this.rereadCollection(c, names) : Promise.all(names.map((n) => this.rereadOne(c, n)));
+      const read = c.mode === "collection" && names.length > PER_NAME_LIMIT ? this.rereadCollection(c, names, quietMs) : Promise.all(names.map((n) => this.rereadOne(c, n, quietMs)));
       void read.catch(() => undefined).finally(() => names.forEach((n) => c.rereading.delete(n)));
     }
   }
 
-  private async rereadOne(c: Collection, name: string): Promise<void> {
+  private async rereadOne(c: Collection, name: string, quietMs: number): Promise<void> {
     const before = c.objects.get(name);
+    const ref = { group: c.group, kind: c.kind, namespace: c.namespace, name };
     this.stats.rereads++;
-    const obj = await this.cluster.get({ group: c.group, kind: c.kind, namespace: c.namespace, name }, this.abort.signal);
-    if (this.abort.signal.aborted) return;
-    const now = c.objects.get(name);
-    if (now !== before) return; // the watch delivered something meanwhile: it is alive, and newer than this read may be
-    if (obj) {
-      if (before && before.metadata.uid === obj.metadata.uid && !rvNewer(obj.metadata.resourceVersion, before.metadata.resourceVersion)) return;
-      this.put(c, slim(obj));
-    } else {
+    const probe = await this.cluster.get(ref, this.abort.signal, { metadataOnly: true });
+    if (this.abort.signal.aborted || c.objects.get(name) !== before) return; // the watch delivered something meanwhile: it is alive, and newer than this read may be
+    if (!probe) {
       if (!before) return;
       c.objects.delete(name);
       this.emit(c, name, undefined);
+      return this.replaceWatch(c, name, quietMs);
     }
-    this.replaceWatch(c, name);
+    if (before && sameVersion(before, probe)) return;
+    const obj = await this.cluster.get(ref, this.abort.signal);
+    if (this.abort.signal.aborted || c.objects.get(name) !== before) return;
+    if (obj) this.put(c, slim(obj));
+    else if (before) {
+      c.objects.delete(name);
+      this.emit(c, name, undefined);
+    }
+    this.replaceWatch(c, name, quietMs);
   }
 
-  private async rereadCollection(c: Collection, names: string[]): Promise<void> {
+  private async rereadCollection(c: Collection, names: string[], quietMs: number): Promise<void> {
     const before = new Map(names.map((n) => [n, c.objects.get(n)]));
+    const ns = c.namespace || undefined;
     this.stats.rereads++;
-    const list = await this.cluster.list(c.group, c.kind, c.namespace || undefined, { signal: this.abort.signal });
+    const probe = await this.cluster.list(c.group, c.kind, ns, { signal: this.abort.signal, metadataOnly: true });
     if (this.abort.signal.aborted) return;
-    const found = new Map(list.items.map((o) => [o.metadata.name ?? "", o]));
-    let missed = false;
-    for (const [n, was] of before) {
-      if (c.objects.get(n) !== was) continue; // delivered meanwhile
+    const probed = new Map(probe.items.map((o) => [o.metadata.name ?? "", o]));
+    // Delivered meanwhile, or the same version as the watch's: nothing missed.
+    const missed = names.filter((n) => c.objects.get(n) === before.get(n) && (probed.has(n) ? !(before.get(n) && sameVersion(before.get(n)!, probed.get(n)!)) : before.get(n) !== undefined));
+    if (!missed.length) return;
+    const changed = missed.filter((n) => probed.has(n));
+    const found = changed.length ? new Map((await this.cluster.list(c.group, c.kind, ns, { signal: this.abort.signal })).items.map((o) => [o.metadata.name ?? "", o])) : new Map<string, KubeObject>();
+    if (this.abort.signal.aborted) return;
+    for (const n of missed) {
+      if (c.objects.get(n) !== before.get(n)) continue; // delivered meanwhile
       const obj = found.get(n);
-      if (obj) {
-        if (was && was.metadata.uid === obj.metadata.uid && !rvNewer(obj.metadata.resourceVersion, was.metadata.resourceVersion)) continue;
-        this.put(c, slim(obj));
-        missed = true;
-      } else if (was) {
+      if (obj) this.put(c, slim(obj));
+      else if (before.get(n)) {
         c.objects.delete(n);
         this.emit(c, n, undefined);
-        missed = true;
       }
     }
-    if (missed) this.replaceWatch(c, "");
+    this.replaceWatch(c, "", quietMs);
   }
+}
+
+/** The same incarnation at the same version (or an older one: a read may trail the watch). */
+function sameVersion(known: KubeObject, read: KubeObject): boolean {
+  return known.metadata.uid === read.metadata.uid && !rvNewer(read.metadata.resourceVersion, known.metadata.resourceVersion);
 }

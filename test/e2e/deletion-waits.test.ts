@@ -9,7 +9,7 @@ import { startFaultProxy, type FaultProxy } from "../helpers/fault-proxy.js";
 import { writePackage } from "../helpers/fixtures.js";
 import { createNamespace, kptTs, kubeconfig, kubectl, waitUntil } from "../helpers/run.js";
 import { getObject, printed, uniqueName, widgetCrd } from "../helpers/scenario.js";
-import { QUIET_REREAD_MS } from "../../src/cluster/live-cache.js";
+import { DELETION_QUIET_REREAD_MS } from "../../src/cluster/live-cache.js";
 
 const HOLD = "kpt-ts.dev/e2e-hold";
 
@@ -57,8 +57,8 @@ describe("a destroy does not hang on one watch", () => {
         const after = Date.now() - released;
         expect(done.code, printed(done)).toBe(0);
         expect(done.stdout).toContain("configmap/held reconciled");
-        // One quiet interval to notice, a tick to look: well within seconds, never a watch timeout.
-        expect(after).toBeLessThan(QUIET_REREAD_MS + 4_000);
+        // One quiet interval of a deletion's wait to notice, a tick to look: well within seconds, never a watch timeout.
+        expect(after).toBeLessThan(DELETION_QUIET_REREAD_MS + 4_000);
         console.log(`destroy with every ConfigMap watch ${fault === "stall" ? "stalled" : "cut"}: ended ${after} ms after the finalizer was removed`);
       } finally {
         run.kill();
