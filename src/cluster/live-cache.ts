@@ -8,7 +8,8 @@
 // CRD costs the server a few hundred bytes to answer), the whole object only when it changed; when
 // such a read finds a state the watch never delivered and that watch has gone quiet too, the watch
 // is replaced (listed and watched afresh). A watch that still delivers is behind, not dead: on a
-// loaded server watches lag reads by seconds, and listing again would only add to its load.
+// loaded server watches lag reads by seconds (WATCH_BEHIND_MS), and listing again would only add
+// to its load.
 
 import { sleepLong } from "../util/long-timer.js";
 import { setMaxListeners } from "node:events";
@@ -75,6 +76,14 @@ export const DELETION_QUIET_REREAD_MS = 2_000;
  */
 const WATCH_IDLE_MS = 150_000;
 
+/**
+ * A watch that delivered anything (a bookmark included) this recently is behind, not dead, when a
+ * direct read finds what it has not told yet: it is kept. On a busy server a watch of CRDs of
+ * megabytes lags reads by seconds to tens of seconds (issue 30), and replacing it would list every
+ * CRD again; the quiet reads go on meanwhile, so no wait depends on it.
+ */
+const WATCH_BEHIND_MS = 30_000;
+
 const PER_NAME_LIMIT = 2;
 
 function collectionKey(group: string, kind: string, namespace: string): string {
@@ -118,6 +127,8 @@ export class LiveCache {
       signal?: AbortSignal;
       onError?: (err: unknown) => void;
       watchIdleMs?: number;
+      /** See WATCH_BEHIND_MS. */
+      watchBehindMs?: number;
       /**
        * Watch only once someone subscribes (`live status`: objects whose first read says all
        * there is to know need no watch, which for a bundle of 20 kinds is 20 requests fewer).
@@ -365,14 +376,14 @@ export class LiveCache {
 
   /**
    * Ends the watch that should have delivered `name` (its stream then lists and watches again),
-   * unless it delivered something within `quietMs`: then it is behind, and what it missed is on
-   * its way (the next quiet read looks again).
+   * unless it delivered something within WATCH_BEHIND_MS: then it is behind, and what it missed
+   * is on its way (the quiet reads go on meanwhile).
    */
-  private replaceWatch(c: Collection, name: string, quietMs: number): void {
+  private replaceWatch(c: Collection, name: string): void {
     const key = c.mode === "collection" || !c.streams.has(name) ? "" : name;
     const found = c.watches.has(key) ? key : c.watches.has(name) ? name : undefined;
     if (found === undefined) return;
-    if (Date.now() - (c.heard.get(found) ?? 0) < quietMs) return;
+    if (Date.now() - (c.heard.get(found) ?? 0) < (this.opts.watchBehindMs ?? WATCH_BEHIND_MS)) return;
     this.stats.watchesReplaced++;
     c.watches.get(found)!.abort();
   }
@@ -382,7 +393,7 @@ export class LiveCache {
    * not being read already): a GET each, or one LIST for a kind and namespace followed as a whole
    * when several of its objects are quiet, of metadata alone; the whole object is read only when
    * the metadata says it changed. A state the watch had not delivered (a newer version, or the
-   * object gone) is taken, and that watch is replaced when it has been quiet for `quietMs` too.
+   * object gone) is taken, and that watch is replaced unless it delivered something lately.
    * Returns at once; what the reads find reaches subscribers as any change does.
    */
   refreshQuiet(refs: Iterable<ObjRef>, quietMs = QUIET_REREAD_MS): void {
@@ -402,12 +413,12 @@ export class LiveCache {
         c.rereading.add(n);
         c.touched.set(n, now);
       }
-      const read = c.mode === "collection" && names.length > PER_NAME_LIMIT ? this.rereadCollection(c, names, quietMs) : Promise.all(names.map((n) => this.rereadOne(c, n, quietMs)));
+      const read = c.mode === "collection" && names.length > PER_NAME_LIMIT ? this.rereadCollection(c, names) : Promise.all(names.map((n) => this.rereadOne(c, n)));
       void read.catch(() => undefined).finally(() => names.forEach((n) => c.rereading.delete(n)));
     }
   }
 
-  private async rereadOne(c: Collection, name: string, quietMs: number): Promise<void> {
+  private async rereadOne(c: Collection, name: string): Promise<void> {
     const before = c.objects.get(name);
     const ref = { group: c.group, kind: c.kind, namespace: c.namespace, name };
     this.stats.rereads++;
@@ -417,7 +428,7 @@ export class LiveCache {
       if (!before) return;
       c.objects.delete(name);
       this.emit(c, name, undefined);
-      return this.replaceWatch(c, name, quietMs);
+      return this.replaceWatch(c, name);
     }
     if (before && sameVersion(before, probe)) return;
     const obj = await this.cluster.get(ref, this.abort.signal);
@@ -427,10 +438,10 @@ export class LiveCache {
       c.objects.delete(name);
       this.emit(c, name, undefined);
     }
-    this.replaceWatch(c, name, quietMs);
+    this.replaceWatch(c, name);
   }
 
-  private async rereadCollection(c: Collection, names: string[], quietMs: number): Promise<void> {
+  private async rereadCollection(c: Collection, names: string[]): Promise<void> {
     const before = new Map(names.map((n) => [n, c.objects.get(n)]));
     const ns = c.namespace || undefined;
     this.stats.rereads++;
@@ -452,7 +463,7 @@ export class LiveCache {
         this.emit(c, n, undefined);
       }
     }
-    this.replaceWatch(c, "", quietMs);
+    this.replaceWatch(c, "");
   }
 }
 

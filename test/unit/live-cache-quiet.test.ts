@@ -36,7 +36,7 @@ describe("LiveCache without a healthy watch", () => {
   it("reads a quiet object again, takes what the watch missed, and replaces that watch", async () => {
     const state = { current: cm("1") as KubeObject | undefined };
     const { cluster, counts } = silentCluster(state);
-    const cache = new LiveCache(cluster);
+    const cache = new LiveCache(cluster, { watchBehindMs: 0 });
     try {
       await cache.follow([ref]);
       const seen: (KubeObject | undefined)[] = [];
@@ -211,7 +211,7 @@ describe("quiet reads that cost the server little", () => {
   it("a watch that still delivers (bookmarks) is not replaced when a read finds a deletion it has not told yet", async () => {
     const state = { current: new Map([["held", named("held", "1")]]) };
     const { cluster, counts } = countingCluster(state, 5);
-    const cache = new LiveCache(cluster);
+    const cache = new LiveCache(cluster, { watchBehindMs: 50 });
     try {
       await cache.follow([refOf("held")]);
       await sleep(80);
