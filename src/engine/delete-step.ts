@@ -50,6 +50,8 @@ async function deleteOne(ctx: RunContext, type: "prune" | "delete", ref: ObjRef,
   if (blocked) return emit("Skipped", blocked);
   if (o.dryRun === "client") return emit("Successful");
   await warmed;
+  // Interrupted while its custom resources were read: not sent, as a delete not yet started (the inventory keeps it).
+  if (o.signal?.aborted) return;
   try {
     const outcome = await ctx.writer.delete(ref, { propagationPolicy: o.prunePropagationPolicy, uid: live.metadata.uid, dryRun: o.dryRun === "server" });
     if (!dry && outcome !== "terminating") ctx.cache.forget(ref);
