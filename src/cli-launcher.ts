@@ -15,6 +15,7 @@
 // compiled as usual (V8 and Node refuse data from another build, Node or flag set).
 // KPT_TS_CODE_CACHE=off turns it off, or names the directory to keep it in.
 
+import { isAscii } from "node:buffer";
 import { createHash } from "node:crypto";
 import { readdirSync, readFileSync, rmSync } from "node:fs";
 import Module, { createRequire } from "node:module";
@@ -55,7 +56,8 @@ else if (enableCompileCache) {
 function runCached(cacheDir: string, importModuleDynamically: symbol): void {
   const bytes = readFileSync(program);
   const file = join(cacheDir, codeCacheName(bytes));
-  const source = bytes.toString("utf8");
+  // The build makes the script ASCII, which latin1 reads as UTF-8 would, three times faster.
+  const source = isAscii(bytes) ? bytes.toString("latin1") : bytes.toString("utf8");
   const cachedData = readEntrySync(file);
   // CommonJS's own wrapper (what Module.wrap gives), with the shebang line left out.
   const wrapped = `(function (exports, require, module, __filename, __dirname) { ${source.replace(/^#!.*/, "")}\n})`;
