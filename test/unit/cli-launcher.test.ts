@@ -10,7 +10,7 @@ import { describe, expect, it } from "vitest";
 import { filesIn } from "../helpers/fixtures.js";
 
 const root = join(import.meta.dirname, "..", "..");
-const cli = join(root, "dist", "cli.js");
+const cli = join(root, "dist", "cli.cjs");
 /** Node 22.1 and later: the launcher hands its cache directory to Node's compile cache. */
 const nodeCompileCache = typeof (Module as unknown as { enableCompileCache?: unknown }).enableCompileCache === "function";
 
