@@ -11,8 +11,10 @@
 //   dist/index.js         the library's ES module entry (`import { apply } from "kpt-ts"`): it loads the
 //                         same bundle and re-exports the library's names.
 //   dist/**/*.d.ts        the library's declarations: index.d.ts and what it refers to, nothing else.
-// @kubernetes/client-node (legacy auth-provider users only; an optional peer dependency) and yaml
-// (the precise YAML path) stay external: they are loaded lazily and only when needed.
+// @kubernetes/client-node (legacy auth-provider users only; an optional peer dependency) stays
+// external. yaml (the precise YAML path, and the YAML of `live diff`) is bundled too, still loaded
+// only when first needed (object/yaml-lib.ts): from node_modules it cost a `live diff` about 85 ms
+// of CPU to load on Node 20, with no code cache for it (docs/benchmark.md, "Small packages").
 import { build } from "esbuild";
 import { chmod, copyFile, mkdir, readFile, rm, writeFile } from "node:fs/promises";
 import { createRequire } from "node:module";
@@ -28,7 +30,19 @@ const LIBRARY_MODE = 'Symbol.for("kpt-ts.library")';
 await rm(dist, { recursive: true, force: true });
 await mkdir(dist, { recursive: true });
 
-const external = ["@kubernetes/client-node", "yaml"];
+const external = ["@kubernetes/client-node"];
+/** yaml-lib.ts loads yaml with createRequire (plain ES modules have no require): in the bundle, a require esbuild bundles. */
+const yamlInBundle = {
+  name: "yaml-in-bundle",
+  setup(b) {
+    b.onLoad({ filter: /[\\/]object[\\/]yaml-lib\.js$/ }, async (args) => {
+      const text = await readFile(args.path, "utf8");
+      const call = 'createRequire(import.meta.url)("yaml")';
+      if (!text.includes(call)) throw new Error(`${args.path}: no ${call} to bundle`);
+      return { contents: text.replace(call, 'require("yaml")'), loader: "js" };
+    });
+  },
+};
 await build({
   stdin: {
     contents: `if (globalThis[${LIBRARY_MODE}] === true) module.exports = require("./index.js");\nelse require("./cli.js");\n`,
@@ -42,6 +56,7 @@ await build({
   platform: "node",
   target: "node20",
   external,
+  plugins: [yamlInBundle],
   // A CommonJS script has no import.meta; its URL is the script's own.
   define: { "import.meta.url": "__kptTsUrl" },
   banner: { js: 'var __kptTsUrl = require("node:url").pathToFileURL(__filename).href;' },
