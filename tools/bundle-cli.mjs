@@ -14,7 +14,7 @@
 // @kubernetes/client-node (legacy auth-provider users only; an optional peer dependency) stays
 // external. yaml (the precise YAML path, and the YAML of `live diff`) is bundled too, still loaded
 // only when first needed (object/yaml-lib.ts): from node_modules it cost a `live diff` about 85 ms
-// of CPU to load on Node 20, with no code cache for it (docs/benchmark.md, "Small packages").
+// of CPU to load on Node 20, with no code cache for it (docs/benchmark.md, "metrics-server: start-up").
 import { build } from "esbuild";
 import { chmod, copyFile, mkdir, readFile, rm, writeFile } from "node:fs/promises";
 import { createRequire } from "node:module";
@@ -76,7 +76,7 @@ if (/[^\x00-\x7f]/.test(programText)) {
 
 // The launcher, with the little it imports (the user cache directory) inlined: a CommonJS script,
 // the package's bin, since Node starts one without its ES module loader (about 15 ms of CPU less
-// on Node 20, docs/benchmark.md "Small packages: start-up"). dist/cli.js, the launcher's older name, runs the same script.
+// on Node 20, docs/benchmark.md "metrics-server: start-up"). dist/cli.js, the launcher's older name, runs the same script.
 await build({
   entryPoints: [join(tsc, "cli-launcher.js")],
   outfile: join(dist, "cli.cjs"),
