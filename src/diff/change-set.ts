@@ -12,7 +12,8 @@ import { compareRefs, refKey, type ObjRef } from "../model/ref.js";
 import { UPDATE_STRATEGY_ANNOTATION, type HookPhase } from "../model/lifecycle-keys.js";
 import { operationOf } from "../model/run-tally.js";
 import { maskSecretPair } from "./mask-secrets.js";
-import { jsonEqual, normalizeForDiff } from "./normalize.js";
+import { normalizeForDiff } from "./normalize.js";
+import { deepEqualJson } from "../apply/csa/json-value.js";
 
 /** A hook the apply would run (docs/lifecycle.md), in its place among the steps: its phase and wave. */
 export interface HookChange {
@@ -139,7 +140,7 @@ export function changeSetOf(events: Iterable<EngineEvent>, o: { local?: string }
       else {
         const op = e.operation && operationOf(e);
         Object.assign(c, op && op !== "skip" ? { operation: op } : {}, e.note ? { note: c.note ? `${c.note}; ${e.note}` : e.note } : {}, masked(e.before, e.after ?? e.before));
-        if (c.operation === "update" && !e.note && jsonEqual(c.before, c.after)) c.note = c.note ? `${c.note}; ${BOOKKEEPING_ONLY}` : BOOKKEEPING_ONLY;
+        if (c.operation === "update" && !e.note && deepEqualJson(c.before, c.after)) c.note = c.note ? `${c.note}; ${BOOKKEEPING_ONLY}` : BOOKKEEPING_ONLY;
       }
     } else if (e.type === "prune" || e.type === "delete") {
       if (e.status === "Failed") c.error ??= e.error ?? "the server refused the dry run";

@@ -36,18 +36,3 @@ function orderKeys<T extends Record<string, unknown>>(obj: T, first: readonly st
   return out as T;
 }
 
-/** Deep equality of JSON values; the order of object keys does not matter, the order of list items does. */
-export function jsonEqual(a: unknown, b: unknown): boolean {
-  if (a === b) return true;
-  if (typeof a !== "object" || typeof b !== "object" || a === null || b === null) return false;
-  if (Array.isArray(a) !== Array.isArray(b)) return false;
-  if (Array.isArray(a)) {
-    const bb = b as unknown[];
-    return a.length === bb.length && a.every((v, i) => jsonEqual(v, bb[i]));
-  }
-  const ao = a as Record<string, unknown>;
-  const bo = b as Record<string, unknown>;
-  const keys = Object.keys(ao).filter((k) => ao[k] !== undefined);
-  if (keys.length !== Object.keys(bo).filter((k) => bo[k] !== undefined).length) return false;
-  return keys.every((k) => k in bo && jsonEqual(ao[k], bo[k]));
-}

@@ -5,7 +5,8 @@ import { parse } from "yaml";
 import { changeSetOf, diffExitCode, summarizeChanges } from "../../src/diff/change-set.js";
 import { diffLines, formatHunks, unifiedHunks } from "../../src/diff/line-diff.js";
 import { MASKED, MASKED_CHANGED, maskSecretPair } from "../../src/diff/mask-secrets.js";
-import { jsonEqual, normalizeForDiff } from "../../src/diff/normalize.js";
+import { normalizeForDiff } from "../../src/diff/normalize.js";
+import { deepEqualJson } from "../../src/apply/csa/json-value.js";
 import { formatChangeDiff } from "../../src/diff/object-diff.js";
 import type { ObjRef } from "../../src/model/ref.js";
 import type { KubeObject } from "../../src/model/kube-object.js";
@@ -114,8 +115,11 @@ data: {a: "1"}
     ["key order does not matter", { a: 1, b: { c: [1, 2] } }, { b: { c: [1, 2] }, a: 1 }, true],
     ["list order does", { a: [1, 2] }, { a: [2, 1] }, false],
     ["a missing key differs", { a: 1 }, { a: 1, b: null }, false],
-  ])("jsonEqual: %s", (_n, a, b, equal) => {
-    expect(jsonEqual(a, b)).toBe(equal);
+    ["an undefined field is absent, as on the wire", { a: 1, b: undefined }, { a: 1 }, true],
+    ["an inherited key is not the object's own", { toString: 1 }, { x: 1 }, false],
+    ["a list is not an object with index keys", [1], { 0: 1 }, false],
+  ])("deepEqualJson: %s", (_n, a, b, equal) => {
+    expect(deepEqualJson(a, b)).toBe(equal);
   });
 });
 

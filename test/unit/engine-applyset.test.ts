@@ -77,7 +77,8 @@ describe("an ApplySet's runs", () => {
     // Taken for the run, released at its end (kept without a holder: the next run can tell a run came and went).
     expect(writes).toContain(`create Lease/${LEASE.name}`);
     expect((c.peek(LEASE)?.spec as { holderIdentity?: string }).holderIdentity).toBe("");
-    expect(c.reviews).toEqual(["create configmaps app", "create services app", "create deployments app", "create secrets app", "update secrets app"]);
+    // First whether it may read its namespace (nothing found there yet), then the rights the package needs.
+    expect(c.reviews).toEqual(["get namespaces  app", "create configmaps app", "create services app", "create deployments app", "create secrets app", "update secrets app"]);
   });
 
   it("a re-apply of the unchanged package writes nothing: no parent, no member, no Lease", async () => {

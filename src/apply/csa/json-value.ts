@@ -24,23 +24,22 @@ export function hasKey(obj: JsonObject, key: string): boolean {
   return Object.prototype.hasOwnProperty.call(obj, key);
 }
 
-/** Key order is irrelevant; list order is not. */
-export function deepEqualJson(a: JsonValue, b: JsonValue): boolean {
+/**
+ * Key order is irrelevant; list order is not. A field whose value is undefined counts as absent,
+ * as it is on the wire (the diff compares objects built by spreading, which may carry some).
+ */
+export function deepEqualJson(a: unknown, b: unknown): boolean {
   if (a === b) return true;
-  const ka = kindOf(a);
-  if (ka !== kindOf(b)) return false;
-  if (ka === "array") {
-    const x = a as JsonValue[];
-    const y = b as JsonValue[];
-    return x.length === y.length && x.every((v, i) => deepEqualJson(v, y[i]!));
+  if (typeof a !== "object" || typeof b !== "object" || a === null || b === null) return false;
+  if (Array.isArray(a) !== Array.isArray(b)) return false;
+  if (Array.isArray(a)) {
+    const y = b as unknown[];
+    return a.length === y.length && a.every((v, i) => deepEqualJson(v, y[i]));
   }
-  if (ka === "object") {
-    const x = a as JsonObject;
-    const y = b as JsonObject;
-    const keys = Object.keys(x);
-    return keys.length === Object.keys(y).length && keys.every((k) => hasKey(y, k) && deepEqualJson(x[k]!, y[k]!));
-  }
-  return false;
+  const x = a as Record<string, unknown>;
+  const y = b as Record<string, unknown>;
+  const keys = Object.keys(x).filter((k) => x[k] !== undefined);
+  return keys.length === Object.keys(y).filter((k) => y[k] !== undefined).length && keys.every((k) => Object.hasOwn(y, k) && deepEqualJson(x[k], y[k]));
 }
 
 /**
