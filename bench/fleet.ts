@@ -20,12 +20,12 @@ import { down, up, type ClusterState } from "../tools/cluster/launcher.js";
 import { VERSIONS } from "../tools/cluster/binaries.js";
 import { createNamespace } from "./cluster.js";
 import { parseRtt, proxiedKubeconfig, startDelayProxy, type DelayProxy } from "./delay-proxy.js";
-import { runSteps, runTimed, summarize, type Command } from "./measure.js";
+import { kptTsBin, runSteps, runTimed, summarize, type Command } from "./measure.js";
 import { generateConfigMaps, generatePackage, writePackage } from "./package.js";
 import { cpuDuring } from "./process-cpu.js";
 
 const REPO = resolve(import.meta.dirname, "..");
-const CLI = join(REPO, "dist/cli.js");
+const CLI = kptTsBin(REPO);
 const log = (line: string) => process.stderr.write(`[bench:fleet] ${line}\n`);
 
 const { values } = parseArgs({
