@@ -10,7 +10,7 @@ import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { parseArgs } from "node:util";
 import { createNamespace, deleteNamespace, startCluster } from "./cluster.js";
-import { runSteps, runTimed, summarize } from "./measure.js";
+import { kptTsBin, runSteps, runTimed, summarize } from "./measure.js";
 import { generatePackage, writePackage } from "./package.js";
 import { createTools, PHASES, type PackageDirs, type Phase, type Tool } from "./tools.js";
 
@@ -74,7 +74,7 @@ async function main(): Promise<void> {
     // Start-up: `--help` loads the CLI and nothing else.
     for (let i = 0; i < 10 * reps; i++) {
       for (const s of i % 2 === 0 ? sides : [...sides].reverse()) {
-        const r = await runTimed({ argv: ["node", join(s.dir, "dist", "cli.js"), "--help"] }, { env });
+        const r = await runTimed({ argv: ["node", kptTsBin(s.dir), "--help"] }, { env });
         if (!r.ok) throw new Error(`${s.name} --help failed:\n${r.tail}`);
         samples.set(`--help ${s.name}`, [...(samples.get(`--help ${s.name}`) ?? []), r.seconds]);
       }

@@ -11,7 +11,7 @@ import { cp, mkdir, readFile, readdir, rm, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { parseAllDocuments, stringify } from "yaml";
 import { createNamespace, deleteNamespace, kubectl } from "./cluster.js";
-import { runTimedCpu, summarize, type Command, type Stats } from "./measure.js";
+import { kptTsBin, runTimedCpu, summarize, type Command, type Stats } from "./measure.js";
 
 export interface BundleSpec {
   name: string;
@@ -63,7 +63,7 @@ export interface BundleMeasurement {
 export interface BundleToolOptions {
   repo: string;
   reconcileTimeout: string;
-  /** Another build's dist/cli.js (`--bundle-base`), run beside this one as "kpt-ts (base)". */
+  /** Another build's launcher (`--bundle-base`: its bin, or dist/cli.js), run beside this one as "kpt-ts (base)". */
   baseCli?: string;
 }
 
@@ -117,7 +117,7 @@ function kptTool(serverSide: boolean, timeout: string): BundleTool {
 }
 
 export function createBundleTools(opts: BundleToolOptions, only?: BundleToolId[]): BundleTool[] {
-  const cli = join(opts.repo, "dist", "cli.js");
+  const cli = kptTsBin(opts.repo);
   const all = [
     kptTsTool(cli, "kpt-ts", "kpt-ts", false, opts.reconcileTimeout),
     kptTsTool(cli, "kpt-ts-ssa", "kpt-ts --server-side", true, opts.reconcileTimeout),

@@ -20,11 +20,12 @@ import { down, up, type ClusterState } from "../tools/cluster/launcher.js";
 import { VERSIONS } from "../tools/cluster/binaries.js";
 import { createNamespace } from "./cluster.js";
 import { parseRtt, proxiedKubeconfig, startDelayProxy, type DelayProxy } from "./delay-proxy.js";
-import { runSteps, runTimed, summarize, type Command } from "./measure.js";
+import { kptTsBin, runSteps, runTimed, summarize, type Command } from "./measure.js";
 import { generateConfigMaps, generatePackage, writePackage } from "./package.js";
+import { cpuDuring } from "./process-cpu.js";
 
 const REPO = resolve(import.meta.dirname, "..");
-const CLI = join(REPO, "dist/cli.js");
+const CLI = kptTsBin(REPO);
 const log = (line: string) => process.stderr.write(`[bench:fleet] ${line}\n`);
 
 const { values } = parseArgs({
@@ -50,6 +51,8 @@ type Mode = "one" | "one after another" | "at once";
 type Phase = "apply" | "noop" | "destroy";
 const samples = new Map<string, number[]>();
 const cpuSamples = new Map<string, number[]>();
+/** mode\nphase -> process name (etcd, kube-apiserver, ...; "machine" for the whole machine) -> CPU seconds per repetition. */
+const clusterCpuSamples = new Map<string, Map<string, number[]>>();
 const GNU_TIME = "/usr/bin/time";
 const note = (mode: Mode, phase: Phase, seconds: number) => {
   const key = `${mode}\n${phase}`;
@@ -100,15 +103,17 @@ try {
     const argv = [process.execPath, CLI, ...args, ...(args[1] === "apply" ? ["--reconcile-timeout=10m"] : []), pkg];
     return { argv: cpuFile ? [GNU_TIME, "-f", "%U %S", "-o", cpuFile, ...argv] : argv, ...(cpuFile ? { cpuFile } : {}) };
   };
+  // The control planes' processes (all clusters'), whose CPU each timed command is charged with too.
+  const procs = states.flatMap((st) => st.procs);
   const timed = async (what: string, steps: (Command & { cpuFile?: string })[]) => {
-    const r = await runSteps(steps, { env, logPrefix: join(logs, what.replace(/\W+/g, "-")), timeoutMs: 30 * 60_000 });
+    const { result: r, byName, machine } = await cpuDuring(procs, () => runSteps(steps, { env, logPrefix: join(logs, what.replace(/\W+/g, "-")), timeoutMs: 30 * 60_000 }));
     if (!r.ok) throw new Error(`${what} failed:\n${r.tail}`);
     let cpu = 0;
     for (const st of steps) {
       const [user, system] = st.cpuFile ? (await readFile(st.cpuFile, "utf8")).trim().split("\n").at(-1)!.split(" ").map(Number) : [NaN, NaN];
       cpu += user! + system!;
     }
-    return { seconds: r.seconds, cpu };
+    return { seconds: r.seconds, cpu, clusterCpu: { ...byName, machine: machine ?? NaN } };
   };
   const destroyAll = async () => {
     const r = await runTimed({ argv: [process.execPath, CLI, "live", "destroy", "--contexts", names.join(","), pkg] }, { env });
@@ -130,10 +135,13 @@ try {
             : mode === "one after another"
               ? names.map((n) => kptTs(["live", verb, "--context", n]))
               : [kptTs(["live", verb, "--contexts", names.join(",")])];
-        const { seconds, cpu } = await timed(`${rep}-${mode}-${phase}`, steps);
+        const { seconds, cpu, clusterCpu } = await timed(`${rep}-${mode}-${phase}`, steps);
         note(mode, phase, seconds);
         cpuSamples.set(`${mode}\n${phase}`, [...(cpuSamples.get(`${mode}\n${phase}`) ?? []), cpu]);
-        log(`rep ${rep}: ${mode}, ${phase}: ${seconds.toFixed(2)}s (kpt-ts CPU ${cpu.toFixed(2)}s)`);
+        const byProcess = clusterCpuSamples.get(`${mode}\n${phase}`) ?? new Map<string, number[]>();
+        for (const [name, seconds] of Object.entries(clusterCpu)) byProcess.set(name, [...(byProcess.get(name) ?? []), seconds]);
+        clusterCpuSamples.set(`${mode}\n${phase}`, byProcess);
+        log(`rep ${rep}: ${mode}, ${phase}: ${seconds.toFixed(2)}s (CPU: kpt-ts ${cpu.toFixed(2)}s, ${Object.entries(clusterCpu).map(([n, c]) => `${n} ${c.toFixed(2)}s`).join(", ")})`);
       }
       await destroyAll(); // nothing left whatever the mode touched
     }
@@ -141,7 +149,8 @@ try {
   const rows = [...samples].map(([key, s]) => {
     const [mode, phase] = key.split("\n") as [Mode, Phase];
     const cpu = cpuSamples.get(key) ?? [];
-    return { mode, phase, samples: s, stats: summarize(s), kptTsCpuSeconds: cpu, kptTsCpu: summarize(cpu) };
+    const clusterCpu = Object.fromEntries([...(clusterCpuSamples.get(key) ?? [])].map(([name, xs]) => [name, { samples: xs, stats: summarize(xs) }]));
+    return { mode, phase, samples: s, stats: summarize(s), kptTsCpuSeconds: cpu, kptTsCpu: summarize(cpu), clusterCpu };
   });
   const row = (mode: Mode, phase: Phase) => rows.find((r) => r.mode === mode && r.phase === phase);
   const median = (mode: Mode, phase: Phase) => row(mode, phase)?.stats?.median ?? NaN;
@@ -156,8 +165,26 @@ try {
     const cpu = (["one", "one after another", "at once"] as Mode[]).map((m) => cpuMedian(m, phase).toFixed(2)).join(" / ");
     lines.push(`| ${phase} | ${one.toFixed(2)} | ${seq.toFixed(2)} | ${once.toFixed(2)} | ${(once / one).toFixed(2)}x | ${(once / seq).toFixed(2)}x | ${cpu} |`);
   }
+  // Where the CPU went: each process class's CPU seconds (medians, all clusters together) against
+  // what the machine's cores could give in the wall time. Where the sum comes near wall × cores,
+  // the run waits for CPU, not for kpt-ts.
+  const cores = cpus().length;
+  const cpuOf = (mode: Mode, phase: Phase, name: string) => row(mode, phase)?.clusterCpu[name]?.stats?.median ?? NaN;
+  const cpuLines = [
+    `| phase, mode | wall | kpt-ts | API servers | etcds | controller managers | schedulers + KWOK | sum | sum / (wall × ${cores} cores) | whole machine busy / (wall × ${cores}) |`,
+    "|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|",
+  ];
+  for (const phase of ["apply", "noop", "destroy"] as Phase[]) {
+    for (const mode of ["one", "one after another", "at once"] as Mode[]) {
+      const wall = median(mode, phase);
+      const parts = [cpuMedian(mode, phase), cpuOf(mode, phase, "kube-apiserver"), cpuOf(mode, phase, "etcd"), cpuOf(mode, phase, "kube-controller-manager"), cpuOf(mode, phase, "kube-scheduler") + cpuOf(mode, phase, "kwok")];
+      const sum = parts.reduce((a, b) => a + b, 0);
+      const pct = (x: number) => `${((100 * x) / (wall * cores)).toFixed(0)}%`;
+      cpuLines.push(`| ${phase}, ${mode} | ${wall.toFixed(2)} | ${parts.map((x) => x.toFixed(2)).join(" | ")} | ${sum.toFixed(2)} | ${pct(sum)} | ${pct(cpuOf(mode, phase, "machine"))} |`);
+    }
+  }
   const conditions = `${size} objects (${values.package === "configmaps" ? "ConfigMaps only" : "the mixed package: Deployments, Services, ConfigMaps, ..."}), ${names.length} local clusters${rttMs ? ` each ${rttMs} ms away (a TCP delay proxy each)` : " on loopback"} (Kubernetes ${VERSIONS.kubernetes}, each etcd + API server + controller manager + scheduler + KWOK, 3 nodes), ${reps} repetitions (medians, seconds), ${cpus().length} CPUs (${cpus()[0]?.model ?? "?"}), ${(totalmem() / 2 ** 30).toFixed(0)} GiB, Linux ${release()}, Node ${process.version}; load average at the start ${loadAtStart.map((l) => l.toFixed(1)).join(", ")}, at the end ${loadavg().map((l) => l.toFixed(1)).join(", ")}`;
-  process.stdout.write(`${conditions}\n\n${lines.join("\n")}\n`);
+  process.stdout.write(`${conditions}\n\n${lines.join("\n")}\n\nCPU seconds (medians) while each ran:\n\n${cpuLines.join("\n")}\n`);
   await mkdir(join(REPO, "bench/results"), { recursive: true });
   const file = join(REPO, "bench/results", `fleet-${startedAt.toISOString().replace(/[:.]/g, "-")}.json`);
   await writeFile(file, JSON.stringify({ startedAt, conditions, size, package: values.package, clusters: names, reps, rttMs, rows }, null, 2));

@@ -19,7 +19,7 @@ import { gzipBomb, startFakeApiServer } from "../test/helpers/fake-api-server.js
 
 const { values } = parseArgs({ options: { dist: { type: "string" }, files: { type: "string", default: "10000" }, skip: { type: "string", default: "" } } });
 const dist = resolve(values.dist ?? join(import.meta.dirname, "..", "dist"));
-const cli = join(dist, "cli.js");
+const cli = existsSync(join(dist, "cli.cjs")) ? join(dist, "cli.cjs") : join(dist, "cli.js");
 const skip = new Set(values.skip.split(",").filter(Boolean));
 const log = (s: string) => process.stderr.write(`[bench] ${s}\n`);
 if (!existsSync("/usr/bin/time")) throw new Error("bench/hostile.ts needs /usr/bin/time for peak RSS");

@@ -2,7 +2,7 @@
 // repetitions.
 
 import { spawn } from "node:child_process";
-import { existsSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import { readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -127,4 +127,18 @@ export function summarize(samples: number[]): Stats | undefined {
   const mid = Math.floor(s.length / 2);
   const median = s.length % 2 ? s[mid]! : (s[mid - 1]! + s[mid]!) / 2;
   return { median, min: s[0]!, max: s[s.length - 1]!, n: s.length };
+}
+
+/**
+ * The launcher `kpt-ts` runs in a build (its package.json's bin: dist/cli.cjs since it became a
+ * CommonJS script), so the bench starts what a user's `kpt-ts` starts; an older build's dist/cli.js.
+ */
+export function kptTsBin(repo: string): string {
+  try {
+    const bin = (JSON.parse(readFileSync(join(repo, "package.json"), "utf8")) as { bin?: Record<string, string> }).bin?.["kpt-ts"];
+    if (bin && existsSync(join(repo, bin))) return join(repo, bin);
+  } catch {
+    /* no package.json: the older name */
+  }
+  return join(repo, "dist", "cli.js");
 }

@@ -2,7 +2,7 @@
 // Node line (default: this Node, 22.23.3 and 24.21.0; others come from the npm registry through
 // scripts/node-line.sh): `node -e 0`, `kpt-ts --help`, and the no-op apply of a 500-object package
 // (the benchmark's mixed package, applied once first), each started three ways:
-//   launcher       dist/cli.js, as installed: the bundle through vm.Script with V8's code cache (warm)
+//   launcher       the bin (dist/cli.cjs), as installed: the bundle through vm.Script with V8's code cache (warm)
 //   no cache       node dist/cli-program.cjs: the bundle compiled afresh each run
 //   compile cache  NODE_COMPILE_CACHE=DIR node dist/cli-program.cjs: Node's own cache (22.1 and later; warm)
 // Runs alternate between lines and ways, so whatever else loads the machine loads all alike.
@@ -15,7 +15,7 @@ import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { parseArgs } from "node:util";
 import { createNamespace, deleteNamespace, startCluster } from "./cluster.js";
-import { runTimed, runTimedCpu, summarize, type Stats } from "./measure.js";
+import { kptTsBin, runTimed, runTimedCpu, summarize, type Stats } from "./measure.js";
 import { generatePackage, writePackage } from "./package.js";
 
 const repo = resolve(import.meta.dirname, "..");
@@ -23,7 +23,7 @@ const { values, positionals } = parseArgs({ allowPositionals: true, options: { r
 const reps = Number(values.reps);
 const size = Number(values.size);
 const log = (line: string) => process.stderr.write(`[node-lines] ${line}\n`);
-const cli = join(repo, "dist", "cli.js");
+const cli = kptTsBin(repo);
 
 const lines = (positionals.length ? positionals : [process.versions.node, "22.23.3", "24.21.0"]).map((v) => ({
   version: v,

@@ -11,7 +11,7 @@ import { join, resolve } from "node:path";
 import { promisify, parseArgs } from "node:util";
 import { createNamespace, deleteLeftoverNamespaces, deleteNamespace, kubectl, startCluster } from "./cluster.js";
 import { ensureKapp } from "./kapp.js";
-import { runSteps, runTimed, runWithPeakMemory, summarize, type Command } from "./measure.js";
+import { kptTsBin, runSteps, runTimed, runWithPeakMemory, summarize, type Command } from "./measure.js";
 import { generateConfigMaps, generatePackage, writePackage } from "./package.js";
 import { buildReport, formatReport, writeJson, type Measurement, type MemoryResult, type Report, type ScaleResult } from "./report.js";
 import { drawChart } from "./chart.js";
@@ -58,7 +58,7 @@ const USAGE = `usage: npm run bench -- [options]
   --bundle-phases a,b,... only these phases of the bundles are timed (apply,noop,status,diff,change,
                           destroy; default all): the apply still runs before the others and the
                           destroy after them, untimed, e.g. "destroy" alone on a busy machine
-  --bundle-base DIR       also run another build of kpt-ts (DIR/dist/cli.js) on the bundles, as
+  --bundle-base DIR       also run another build of kpt-ts (DIR's bin, dist/cli.cjs or dist/cli.js) on the bundles, as
                           "kpt-ts (base)": a before/after in the same minutes
   --kubeconfig FILE       time on this already running cluster (its current context) instead of
                           starting or reusing the local one
@@ -129,7 +129,7 @@ function options() {
     bundlesOnly: values["bundles-only"],
     bundleTools: values["bundle-tools"]?.split(",") as BundleToolId[] | undefined,
     bundlePhases: bundlePhasesNamed(values["bundle-phases"]),
-    bundleBase: values["bundle-base"] ? resolve(values["bundle-base"], "dist", "cli.js") : undefined,
+    bundleBase: values["bundle-base"] ? kptTsBin(resolve(values["bundle-base"])) : undefined,
   };
 }
 
@@ -279,7 +279,7 @@ async function measureHelp(env: NodeJS.ProcessEnv, runs: number): Promise<Report
     return summarize(samples)!;
   };
   const nodeFloor = await time({ argv: ["node", "-e", "0"] });
-  const kptTs = await time({ argv: ["node", join(REPO, "dist", "cli.js"), "--help"] });
+  const kptTs = await time({ argv: ["node", kptTsBin(REPO), "--help"] });
   return { kptTs, nodeFloor, runs };
 }
 

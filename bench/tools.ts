@@ -5,7 +5,7 @@
 import { createHash } from "node:crypto";
 import { mkdir, readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import type { Command } from "./measure.js";
+import { kptTsBin, type Command } from "./measure.js";
 
 export type Phase = "apply" | "noop" | "change" | "destroy";
 export const PHASES: Phase[] = ["apply", "noop", "change", "destroy"];
@@ -40,7 +40,7 @@ export interface ToolContext {
 }
 
 function kptTs(ctx: ToolContext, serverSide: boolean): Tool {
-  const cli = ["node", join(ctx.repo, "dist", "cli.js"), "live"];
+  const cli = ["node", kptTsBin(ctx.repo), "live"];
   const conc = [`--concurrency=${ctx.concurrency}`];
   const apply = (dir: string) => [...cli, "apply", dir, `--reconcile-timeout=${ctx.reconcileTimeout}`, ...conc, ...(serverSide ? ["--server-side"] : [])];
   return {

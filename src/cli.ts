@@ -14,7 +14,16 @@ import type { CommandIO } from "./commands/io.js";
 const VERSION = (JSON.parse(readFileSync(new URL("../package.json", import.meta.url), "utf8")) as { version: string }).version;
 
 const abort = new AbortController();
-const io: CommandIO = { stdout: process.stdout, stderr: process.stderr, stdin: process.stdin, env: process.env, signal: abort.signal };
+// Standard input only when a command reads it (`-`, a prompt): Node builds its stream on first use.
+const io: CommandIO = {
+  stdout: process.stdout,
+  stderr: process.stderr,
+  get stdin() {
+    return process.stdin;
+  },
+  env: process.env,
+  signal: abort.signal,
+};
 
 const BOOL_VALUE = /^(true|false|1|0|yes|no)$/i;
 

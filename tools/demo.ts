@@ -11,7 +11,7 @@ import { down, up } from "./cluster/launcher.js";
 const repo = resolve(import.meta.dirname, "..");
 const withKpt = process.argv.includes("--with-kpt");
 const keep = process.argv.includes("--keep-cluster");
-const tool = withKpt ? ["kpt"] : [process.execPath, join(repo, "dist/cli.js")];
+const tool = withKpt ? ["kpt"] : [process.execPath, join(repo, "dist/cli.cjs")];
 
 function step(title: string, args: string[], env: NodeJS.ProcessEnv): Promise<number> {
   process.stdout.write(`\n$ ${withKpt ? "kpt" : "kpt-ts"} ${args.join(" ")}    # ${title}\n`);

@@ -90,12 +90,22 @@ function collectionKey(group: string, kind: string, namespace: string): string {
   return `${group}/${kind}/${namespace}`;
 }
 
-function rvNewer(a: string | undefined, b: string | undefined): boolean {
+/**
+ * Whether resourceVersion `a` is newer than `b`: etcd's are decimal integers, compared as numbers
+ * (by length, then digit by digit: no BigInt per watch event); any other is newer when it differs.
+ */
+export function rvNewer(a: string | undefined, b: string | undefined): boolean {
   if (!a) return false;
   if (!b) return true;
-  if (/^\d+$/.test(a) && /^\d+$/.test(b)) return BigInt(a) > BigInt(b);
+  if (DIGITS.test(a) && DIGITS.test(b)) {
+    const x = a.replace(LEADING_ZEROS, "");
+    const y = b.replace(LEADING_ZEROS, "");
+    return x.length !== y.length ? x.length > y.length : x > y;
+  }
   return a !== b;
 }
+const DIGITS = /^\d+$/;
+const LEADING_ZEROS = /^0+(?=\d)/;
 
 /**
  * managedFields are a large share of each object's size; only server-side apply's own entries
@@ -205,7 +215,7 @@ export class LiveCache {
   observe(obj: KubeObject): void {
     const ref = { group: obj.apiVersion.includes("/") ? obj.apiVersion.split("/")[0]! : "", kind: obj.kind, namespace: obj.metadata.namespace ?? "", name: obj.metadata.name ?? "" };
     const c = this.collectionFor(ref);
-    this.put(c, slim(obj));
+    this.put(c, obj);
   }
 
   /** Marks an object gone after we deleted it and the server said it no longer exists. */
@@ -214,12 +224,15 @@ export class LiveCache {
     if (c?.objects.delete(ref.name)) this.emit(c, ref.name, undefined);
   }
 
+  /** Keeps `obj` (slimmed) unless the cache holds the same object at the same or a newer version. */
   private put(c: Collection, obj: KubeObject): void {
     const name = obj.metadata.name ?? "";
     const prev = c.objects.get(name);
+    // Checked before slimming: the watch event echoing the run's own write is dropped here.
     if (prev && prev.metadata.uid === obj.metadata.uid && !rvNewer(obj.metadata.resourceVersion, prev.metadata.resourceVersion)) return;
-    c.objects.set(name, obj);
-    if (c.names.has(name) || c.mode === "names") this.emit(c, name, obj);
+    const kept = slim(obj);
+    c.objects.set(name, kept);
+    if (c.names.has(name) || c.mode === "names") this.emit(c, name, kept);
   }
 
   private emit(c: Collection, name: string, obj: KubeObject | undefined): void {
@@ -292,7 +305,7 @@ export class LiveCache {
         const seen = new Set<string>();
         for (const o of list.items) {
           seen.add(o.metadata.name ?? "");
-          this.put(c, slim(o));
+          this.put(c, o);
         }
         for (const existing of [...c.objects.keys()]) {
           if ((!name || existing === name) && !seen.has(existing)) {
@@ -349,7 +362,7 @@ export class LiveCache {
               c.objects.delete(objName);
               if (c.names.has(objName)) this.emit(c, objName, undefined);
             }
-          } else this.put(c, slim(ev.object));
+          } else this.put(c, ev.object);
         }
         backoff = 500;
       } catch (err) {
@@ -433,7 +446,7 @@ export class LiveCache {
     if (before && sameVersion(before, probe)) return;
     const obj = await this.cluster.get(ref, this.abort.signal);
     if (this.abort.signal.aborted || c.objects.get(name) !== before) return;
-    if (obj) this.put(c, slim(obj));
+    if (obj) this.put(c, obj);
     else if (before) {
       c.objects.delete(name);
       this.emit(c, name, undefined);
@@ -457,7 +470,7 @@ export class LiveCache {
     for (const n of missed) {
       if (c.objects.get(n) !== before.get(n)) continue; // delivered meanwhile
       const obj = found.get(n);
-      if (obj) this.put(c, slim(obj));
+      if (obj) this.put(c, obj);
       else if (before.get(n)) {
         c.objects.delete(n);
         this.emit(c, n, undefined);

@@ -86,6 +86,8 @@ export class Transport {
   readonly stats: TransportStats = { requests: 0, retries: 0, throttled: 0, wireBytes: 0, bodyBytes: 0 };
   private readonly agents = new Map<string, Agent | HttpAgent>();
   private readonly url: URL;
+  /** The server URL's path (a kubeconfig may put the API server below one), without its last '/'. */
+  private readonly prefix: string;
   private readonly proxy?: URL;
   /** Whether the server has answered once: until then, a refused connection is soon reported. */
   private reached = false;
@@ -96,6 +98,7 @@ export class Transport {
     readonly userAgent = "kpt-ts",
   ) {
     this.url = new URL(conn.server);
+    this.prefix = this.url.pathname.replace(/\/$/, "");
     // The cluster's proxy-url wins; without it, the environment decides (kubectl's rule).
     this.proxy = conn.proxyUrl ? parseProxyUrl(conn.proxyUrl) : proxyFromEnvironment(this.url, conn.env);
     if (conn.proxyUrl && !this.proxy) throw new ClusterError(`the cluster's proxy-url ${JSON.stringify(conn.proxyUrl)} is not a URL`, { detail: "Use http://, https:// or socks5:// HOST:PORT." });
@@ -154,10 +157,12 @@ export class Transport {
   }
 
   private path(path: string, query?: RequestOptions["query"]): string {
+    // Every request and every message names its path: without a query, no URLSearchParams.
+    if (!query) return this.prefix + path;
     const q = new URLSearchParams();
-    for (const [k, v] of Object.entries(query ?? {})) if (v !== undefined) q.set(k, String(v));
+    for (const [k, v] of Object.entries(query)) if (v !== undefined) q.set(k, String(v));
     const qs = q.toString();
-    return `${this.url.pathname.replace(/\/$/, "")}${path}${qs ? `?${qs}` : ""}`;
+    return `${this.prefix}${path}${qs ? `?${qs}` : ""}`;
   }
 
   private headersFor(creds: Credentials, opts: RequestOptions, body: string | undefined): Record<string, string | string[]> {

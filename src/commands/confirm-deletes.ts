@@ -20,7 +20,8 @@ interface ConfirmDeletesOptions {
 
 /** The engine's confirm hook when a person can answer (see confirm-policy.ts), else undefined. */
 export function confirmHook(pkg: Package, o: ConfirmDeletesOptions, io: CommandIO): EngineOptions["confirm"] {
-  const interactive = Boolean(io.stdin.isTTY && io.stdout.isTTY);
+  // Standard output first: when it is not a terminal, standard input need not be opened.
+  const interactive = Boolean(io.stdout.isTTY && io.stdin.isTTY);
   if (confirmMode({ interactive, yes: o.yes, dryRun: o.dryRun, output: o.output, packageFromStdin: pkg.path === "-" }) === "proceed") return undefined;
   return async (plan: RunPlan) => {
     const deletes = planChanges(plan).filter((c) => c.operation === "delete");

@@ -51,7 +51,7 @@ export async function liveStatus(pkgPath: string, f: StatusFlags, g: GlobalFlags
         const out = { stdout: clusterStream(name, f.output === "json" ? "json" : "prefix", (t) => io.stdout.write(t)), stderr: clusterStream(name, "prefix", (t) => io.stderr.write(t)) };
         const statuses = new Map<string, KStatus>();
         try {
-          await showStatus(cluster, pkg, f, statusOptions, { ...io, ...out, tty: false, color: colorFor(io, g), onStatus: (key, s) => statuses.set(key, s) });
+          await showStatus(cluster, pkg, f, statusOptions, { ...out, signal: io.signal, tty: false, color: colorFor(io, g), onStatus: (key, s) => statuses.set(key, s) });
           return statuses;
         } finally {
           await Promise.all([out.stdout, out.stderr].map((s) => new Promise((resolve) => s.end(resolve))));
@@ -75,7 +75,7 @@ export async function liveStatus(pkgPath: string, f: StatusFlags, g: GlobalFlags
     // Remote: the --health-rules files' rules only; there is no package to read.
     const pkg = remote ? undefined : await readCommandPackage(pkgPath, io, rgFile, { flag: f.applySet, namespace: g.namespace });
     const statusOptions = await statusOptionsFor(pkg ?? {}, healthRules);
-    await showStatus(early.use(), pkg, f, statusOptions, { ...io, tty: Boolean(io.stdout.isTTY), color: colorFor(io, g) });
+    await showStatus(early.use(), pkg, f, statusOptions, { stdout: io.stdout, stderr: io.stderr, signal: io.signal, tty: Boolean(io.stdout.isTTY), color: colorFor(io, g) });
   } finally {
     early.close();
   }

@@ -1,5 +1,6 @@
-// The precise YAML library (`yaml`), loaded on first use: it costs about 25 ms to load, and most
-// runs (a no-op apply, status) never need it. Its CommonJS build can be required synchronously.
+// The precise YAML library (`yaml`), loaded on first use: most runs (a no-op apply, status) never
+// need it. Its CommonJS build can be required synchronously; the build bundles it (this call
+// becomes the bundle's own require, tools/bundle-cli.mjs), so its compiled code is cached too.
 
 import { createRequire } from "node:module";
 

@@ -5,7 +5,7 @@ import { resolve } from "node:path";
 import { inject } from "vitest";
 
 export const REPO = resolve(import.meta.dirname, "../..");
-export const CLI = resolve(REPO, "dist/cli.js");
+export const CLI = resolve(REPO, "dist/cli.cjs");
 
 export interface RunResult {
   code: number;

@@ -45,7 +45,7 @@ function runStep(inputs: { mode?: string; flags?: string; package?: string }): {
     encoding: "utf8",
     env: {
       ...process.env,
-      KPT_TS_CLI: join(root, "dist", "cli.js"),
+      KPT_TS_CLI: join(root, "dist", "cli.cjs"),
       KPT_TS_MODE: inputs.mode ?? "preview",
       KPT_TS_FLAGS: inputs.flags ?? "",
       KPT_TS_PACKAGE: inputs.package ?? ".",
@@ -63,7 +63,7 @@ function runStep(inputs: { mode?: string; flags?: string; package?: string }): {
 const workflowCommands = (text: string) => text.split("\n").filter((l) => /^\s*::/.test(l) && !l.startsWith("::error::kpt-ts action: "));
 
 // Issue 35: what each input may hold.
-describe.skipIf(!existsSync(join(root, "dist", "cli.js")))("the action's run step, with the inputs as GitHub passes them (run npm run build first)", () => {
+describe.skipIf(!existsSync(join(root, "dist", "cli.cjs")))("the action's run step, with the inputs as GitHub passes them (run npm run build first)", () => {
   it("uses the flags of every line of `flags` (a YAML | block), not the first line's alone", () => {
     const r = runStep({ flags: "--server-side\n--no-such-flag" });
     expect(r.code).toBe(2);

@@ -8,9 +8,10 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { filesIn } from "../helpers/fixtures.js";
+import { CODE_CACHE_RUNS, readCodeCache } from "../../src/util/code-cache-file.js";
 
 const root = join(import.meta.dirname, "..", "..");
-const cli = join(root, "dist", "cli.js");
+const cli = join(root, "dist", "cli.cjs");
 /** Node 22.1 and later: the launcher hands its cache directory to Node's compile cache. */
 const nodeCompileCache = typeof (Module as unknown as { enableCompileCache?: unknown }).enableCompileCache === "function";
 
@@ -72,6 +73,33 @@ describe.skipIf(!existsSync(cli))("the kpt-ts launcher (run npm run build first)
     writeFileSync(join(dir, mine!), "refused, so written again");
     expect(run(["--version"], { KPT_TS_CODE_CACHE: dir }).code).toBe(0);
     expect(readdirSync(dir).sort()).toEqual([mine!, "other-command.bin"].sort());
+  });
+
+  it.skipIf(nodeCompileCache)("writes a command's cache on its first runs (each adds what it compiled), then leaves it; a count it did not write is a new cache", () => {
+    const dir = mkdtempSync(join(tmpdir(), "kpt-ts-code-"));
+    const plain = run(["live", "status", "--help"], { KPT_TS_CODE_CACHE: "off" });
+    const runsOf = (f: string) => readCodeCache(readFileSync(join(dir, f)))?.runs;
+    const seen: (number | undefined)[] = [];
+    for (let i = 0; i < CODE_CACHE_RUNS + 2; i++) {
+      const r = run(["live", "status", "--help"], { KPT_TS_CODE_CACHE: dir });
+      expect([r.code, r.stdout, r.stderr]).toEqual([plain.code, plain.stdout, plain.stderr]);
+      const files = readdirSync(dir);
+      expect(files).toHaveLength(1);
+      seen.push(runsOf(files[0]!));
+    }
+    expect(seen).toEqual([...Array.from({ length: CODE_CACHE_RUNS }, (_, i) => i + 1), CODE_CACHE_RUNS, CODE_CACHE_RUNS]);
+    // Left alone once full: the same bytes after another run.
+    const [file] = readdirSync(dir);
+    const full = readFileSync(join(dir, file!));
+    run(["live", "status", "--help"], { KPT_TS_CODE_CACHE: dir });
+    expect(readFileSync(join(dir, file!)).equals(full)).toBe(true);
+    // Our header with a count no run writes: no cache; the run answers the same and starts a new one.
+    const forged = Buffer.from(full);
+    forged[full.indexOf(10) + 1] = 200;
+    writeFileSync(join(dir, file!), forged);
+    const again = run(["live", "status", "--help"], { KPT_TS_CODE_CACHE: dir });
+    expect([again.code, again.stdout, again.stderr]).toEqual([plain.code, plain.stdout, plain.stderr]);
+    expect(runsOf(file!)).toBe(1);
   });
 
   it("writes nothing with KPT_TS_CODE_CACHE=off, and exits with the command's own code", () => {

@@ -53,7 +53,7 @@ function distCopy(): { cli: string; useEvil(): void; useReal(): void } {
     utimesSync(prog, st.atime, st.mtime);
   };
   put(real); // its time to the millisecond, as every swap leaves it
-  return { cli: join(top, "dist", "cli.js"), useEvil: () => put(evil), useReal: () => put(real) };
+  return { cli: join(top, "dist", "cli.cjs"), useEvil: () => put(evil), useReal: () => put(real) };
 }
 
 
@@ -62,7 +62,7 @@ function help(cli: string, cacheDir: string, extra: string[] = []): { line: stri
   return { line: /.*version of kpt-ts.*/.exec(r.stdout)?.[0]?.trim() ?? `(no help: ${r.stderr})`, stderr: r.stderr };
 }
 
-describe.skipIf(!existsSync(join(dist, "cli.js")))("the code cache (run npm run build first)", () => {
+describe.skipIf(!existsSync(join(dist, "cli.cjs")))("the code cache (run npm run build first)", () => {
   it("never runs what was compiled from another program of the same length and time", { timeout: 60_000 }, () => {
     const d = distCopy();
     const cache = mkdtempSync(join(tmpdir(), "kpt-ts-hostile-code-"));
@@ -96,7 +96,7 @@ describe.skipIf(!existsSync(join(dist, "cli.js")))("the code cache (run npm run 
 
 const nodeCompileCache = typeof (Module as unknown as { enableCompileCache?: unknown }).enableCompileCache === "function";
 
-describe.skipIf(!existsSync(join(dist, "cli.js")) || !nodeCompileCache)("Node's compile cache (Node 22.1 and later)", () => {
+describe.skipIf(!existsSync(join(dist, "cli.cjs")) || !nodeCompileCache)("Node's compile cache (Node 22.1 and later)", () => {
   it.skipIf(!isRoot)("is not used when an entry in the user's own directory belongs to another user, and -v names it", { timeout: 60_000 }, () => {
     const d = distCopy();
     const cache = mkdtempSync(join(tmpdir(), "kpt-ts-hostile-code-"));
@@ -223,9 +223,9 @@ const THEIR_LINK = new RegExp(`is a link that belongs to uid ${NOBODY}, not to y
 const TEAM = /group \d+ may write to .*team \(mode 775, no sticky bit\)/;
 
 describe("every cache, through another user's link or under a directory a group may write (issue 35)", () => {
-  it.skipIf(!isRoot || !existsSync(join(dist, "cli.js")))("the code cache (Node's compile cache on Node 22.1 and later) is not used there, -v says why, and nothing is written", { timeout: 60_000 }, () => {
+  it.skipIf(!isRoot || !existsSync(join(dist, "cli.cjs")))("the code cache (Node's compile cache on Node 22.1 and later) is not used there, -v says why, and nothing is written", { timeout: 60_000 }, () => {
     const p = badPlaces();
-    const run = (dir: string) => spawnSync(process.execPath, [join(dist, "cli.js"), "--help", "-v"], { encoding: "utf8", env: { ...process.env, KPT_TS_CODE_CACHE: dir } });
+    const run = (dir: string) => spawnSync(process.execPath, [join(dist, "cli.cjs"), "--help", "-v"], { encoding: "utf8", env: { ...process.env, KPT_TS_CODE_CACHE: dir } });
     const viaLink = run(p.theirLink);
     expect(viaLink.status).toBe(0);
     expect(viaLink.stderr).toContain(`kpt-ts: not using the code cache in ${p.theirLink}: ${p.theirLink} is a link that belongs to uid ${NOBODY}`);

@@ -24,7 +24,7 @@ describe.skipIf(!built)("the npm package (run npm run build first)", () => {
   it("holds exactly the launcher, the one bundle, the library's entry and declarations, the docs, README, LICENSE and package.json", () => {
     expect(pack.status, pack.stderr).toBe(0);
     const docs = readdirSync(join(root, "docs")).map((f) => `docs/${f}`);
-    const expected = ["LICENSE", "README.md", "package.json", "dist/cli.js", "dist/cli-program.cjs", "dist/index.js", ...docs].sort();
+    const expected = ["LICENSE", "README.md", "package.json", "dist/cli.cjs", "dist/cli.js", "dist/cli-program.cjs", "dist/index.js", ...docs].sort();
     expect(files.filter((f) => !f.endsWith(".d.ts"))).toEqual(expected);
     expect(files.filter((f) => f.endsWith(".d.ts")).every((f) => f.startsWith("dist/"))).toBe(true);
   });
@@ -33,7 +33,8 @@ describe.skipIf(!built)("the npm package (run npm run build first)", () => {
     expect(files.filter((f) => /\.(map|ts)$/.test(f) && !f.endsWith(".d.ts"))).toEqual([]);
     const size = (f: string) => result!.files.find((x) => x.path === f)!.size;
     // The launcher and the library's entry only load the bundle: neither carries the program.
-    expect(size("dist/cli.js")).toBeLessThan(20_000);
+    expect(size("dist/cli.cjs")).toBeLessThan(20_000);
+    expect(size("dist/cli.js")).toBeLessThan(1_000);
     expect(size("dist/index.js")).toBeLessThan(4_000);
     expect(readFileSync(join(root, "dist", "index.js"), "utf8")).toContain('("./cli-program.cjs")');
     expect(result!.unpackedSize).toBeLessThanOrEqual(2.5 * 1024 * 1024);
@@ -57,6 +58,14 @@ describe.skipIf(!built)("the npm package (run npm run build first)", () => {
     expect(unresolved).toEqual([]);
     expect(dts.filter((f) => !reached.has(f))).toEqual([]);
     expect(dts).not.toContain("dist/cli.d.ts");
+  });
+
+  it("runs the launcher as a CommonJS script (no ES module loader to start), and the bundle is ASCII (read as latin1)", () => {
+    const launcher = readFileSync(join(root, "dist", "cli.cjs"), "utf8");
+    expect(launcher.startsWith("#!/usr/bin/env node\n")).toBe(true);
+    expect(launcher).not.toMatch(/^\s*(import|export)\s/m);
+    expect(readFileSync(join(root, "dist", "cli.js"), "utf8")).toContain('import "./cli.cjs"');
+    expect(/[^\x00-\x7f]/.test(readFileSync(join(root, "dist", "cli-program.cjs"), "latin1"))).toBe(false);
   });
 
   it("ships every document the command line's help names, and every file the README and docs link to", () => {
@@ -84,7 +93,7 @@ describe("package.json", () => {
 
   it("builds on prepare, so a git install and `npm pack` of a clean clone have a dist/", () => {
     expect(pkg.scripts.prepare).toBe("npm run build");
-    expect(pkg.bin).toEqual({ "kpt-ts": "dist/cli.js" });
+    expect(pkg.bin).toEqual({ "kpt-ts": "dist/cli.cjs" });
   });
 
   it("makes @kubernetes/client-node an optional peer (not installed by default), in the range the install message names", () => {
@@ -94,15 +103,15 @@ describe("package.json", () => {
   });
 
   it.skipIf(!built)("installs only what the bundle loads at run time: the packages it carries are devDependencies, and no declaration names one", () => {
-    expect(bundled).toEqual(expect.arrayContaining(["@marcbachmann/cel-js", "chalk", "commander", "js-yaml", "zod"]));
+    expect(bundled).toEqual(expect.arrayContaining(["@marcbachmann/cel-js", "chalk", "commander", "js-yaml", "yaml", "zod"]));
     for (const name of bundled) {
       expect(pkg.dependencies[name], name).toBeUndefined();
       expect(pkg.devDependencies[name], name).toBeDefined();
     }
-    // What the bundle loads from node_modules: yaml (the precise YAML path) and the optional peer.
+    // What the bundle loads from node_modules: only the optional peer (yaml, the precise YAML path, is bundled since issue 30).
     const loaded = [...readFileSync(join(root, "dist", "cli-program.cjs"), "utf8").matchAll(/createRequire\)\(__kptTsUrl\)\("([^"]+)"\)/g)].map((m) => m[1]!);
-    expect(Object.keys(pkg.dependencies).sort()).toEqual(["yaml"]);
-    expect(loaded).toContain("yaml");
+    expect(Object.keys(pkg.dependencies)).toEqual([]);
+    expect(loaded).toEqual([]);
     // The published declarations import node's own modules and each other, nothing installed.
     const dts = readdirSync(join(root, "dist"), { recursive: true, encoding: "utf8" }).filter((f) => f.endsWith(".d.ts"));
     const imported = dts.flatMap((f) => [...readFileSync(join(root, "dist", f), "utf8").matchAll(/(?:from\s+|import\s*\(\s*)["']([^"'.][^"']*)["']/g)].map((m) => m[1]!));
