@@ -17,7 +17,7 @@ import { buildReport, formatReport, writeJson, type Measurement, type MemoryResu
 import { drawChart } from "./chart.js";
 import { parseRtt, proxiedKubeconfig, startDelayProxy } from "./delay-proxy.js";
 import { buildBareLoop, createTools, PHASES, type PackageDirs, type Tool, type ToolId } from "./tools.js";
-import { BUNDLES, createBundleTools, formatBundleReport, runBundleSuite, type BundleMeasurement, type BundleSpec, type BundleToolId } from "./bundles.js";
+import { BUNDLE_PHASES, BUNDLES, createBundleTools, formatBundleReport, runBundleSuite, type BundleMeasurement, type BundlePhase, type BundleSpec, type BundleToolId } from "./bundles.js";
 
 const BENCH = import.meta.dirname;
 const REPO = resolve(BENCH, "..");
@@ -55,6 +55,9 @@ const USAGE = `usage: npm run bench -- [options]
   --bundle-tools a,b,...  kpt-ts,kpt-ts-ssa,kpt-ssa,kpt (default all four; kpt-ssa is kpt
                           --server-side, with which kpt applies the CRDs too large for its
                           client-side apply)
+  --bundle-phases a,b,... only these phases of the bundles are timed (apply,noop,status,diff,change,
+                          destroy; default all): the apply still runs before the others and the
+                          destroy after them, untimed, e.g. "destroy" alone on a busy machine
   --bundle-base DIR       also run another build of kpt-ts (DIR's bin, dist/cli.cjs or dist/cli.js) on the bundles, as
                           "kpt-ts (base)": a before/after in the same minutes
   --kubeconfig FILE       time on this already running cluster (its current context) instead of
@@ -88,6 +91,7 @@ function options() {
       "bundles-only": { type: "boolean", default: false },
       "bundle-tools": { type: "string" },
       "bundle-base": { type: "string" },
+      "bundle-phases": { type: "string" },
       help: { type: "boolean", short: "h", default: false },
     },
   });
@@ -124,8 +128,16 @@ function options() {
     bundles: bundlesNamed(values.bundles),
     bundlesOnly: values["bundles-only"],
     bundleTools: values["bundle-tools"]?.split(",") as BundleToolId[] | undefined,
+    bundlePhases: bundlePhasesNamed(values["bundle-phases"]),
     bundleBase: values["bundle-base"] ? kptTsBin(resolve(values["bundle-base"])) : undefined,
   };
+}
+
+function bundlePhasesNamed(list: string | undefined): BundlePhase[] | undefined {
+  if (!list) return undefined;
+  const names = list.split(",");
+  for (const n of names) if (!(BUNDLE_PHASES as string[]).includes(n)) throw new Error(`--bundle-phases: no phase "${n}" (${BUNDLE_PHASES.join(", ")})`);
+  return names as BundlePhase[];
 }
 
 function bundlesNamed(list: string | undefined): BundleSpec[] {
@@ -382,6 +394,7 @@ async function main(): Promise<void> {
       tools: bundleTools,
       bundles: opts.bundles,
       reps: opts.reps,
+      ...(opts.bundlePhases ? { phases: opts.bundlePhases } : {}),
       log,
       onProgress: async (ms) => {
         bundles = ms;

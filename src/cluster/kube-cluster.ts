@@ -150,7 +150,7 @@ export class KubeCluster implements Cluster {
     }
   }
 
-  async list(group: string, kind: string, namespace?: string, opts: { fieldSelector?: string; labelSelector?: string; signal?: AbortSignal; metadataOnly?: boolean } = {}): Promise<ListResult> {
+  async list(group: string, kind: string, namespace?: string, opts: { fieldSelector?: string; labelSelector?: string; signal?: AbortSignal; metadataOnly?: boolean; limit?: number } = {}): Promise<ListResult> {
     const m = await this.mapping(group, kind);
     const accept = opts.metadataOnly ? "application/json;as=PartialObjectMetadataList;g=meta.k8s.io;v=v1,application/json" : undefined;
     const items: KubeObject[] = [];
@@ -160,7 +160,7 @@ export class KubeCluster implements Cluster {
       const path = this.collectionPath(m, namespace);
       const page = checkListAnswer(
         await this.transport.request<unknown>("GET", path, {
-          query: { limit: 500, continue: cont, fieldSelector: opts.fieldSelector, labelSelector: opts.labelSelector },
+          query: { limit: opts.limit ?? 500, continue: cont, fieldSelector: opts.fieldSelector, labelSelector: opts.labelSelector },
           signal: opts.signal,
           accept,
           what: `list ${kind}`,
@@ -172,7 +172,7 @@ export class KubeCluster implements Cluster {
       for (const it of page.items) items.push((opts.metadataOnly ? { ...it, apiVersion, kind: m.kind } : { apiVersion, kind: m.kind, ...it }) as KubeObject);
       cont = typeof page.metadata.continue === "string" && page.metadata.continue ? page.metadata.continue : undefined;
       resourceVersion = typeof page.metadata.resourceVersion === "string" ? page.metadata.resourceVersion : resourceVersion;
-    } while (cont);
+    } while (cont && opts.limit === undefined);
     return { items, resourceVersion };
   }
 

@@ -4,8 +4,12 @@
 // over only where the server refuses to watch.
 //
 // A wait never depends on one watch staying healthy: what a wait still waits for and has not
-// seen change for `QUIET_REREAD_MS` is read again directly (refreshQuiet), and when such a read
-// finds a state the watch never delivered, that watch is replaced (listed and watched afresh).
+// seen change for `QUIET_REREAD_MS` is read again directly (refreshQuiet), metadata first (a 4 MB
+// CRD costs the server a few hundred bytes to answer), the whole object only when it changed; when
+// such a read finds a state the watch never delivered and that watch has gone quiet too, the watch
+// is replaced (listed and watched afresh). A watch that still delivers is behind, not dead: on a
+// loaded server watches lag reads by seconds (WATCH_BEHIND_MS), and listing again would only add
+// to its load.
 
 import { sleepLong } from "../util/long-timer.js";
 import { setMaxListeners } from "node:events";
@@ -41,6 +45,8 @@ interface Collection {
   rereading: Set<string>;
   /** stream key → the abort of its current watch, to replace a watch that stopped delivering. */
   watches: Map<string, AbortController>;
+  /** stream key → when its current watch last delivered anything (a bookmark included) or opened (ms since epoch). */
+  heard: Map<string, number>;
 }
 
 /**
@@ -53,6 +59,15 @@ interface Collection {
 export const QUIET_REREAD_MS = 5_000;
 
 /**
+ * The same for a wait until objects are gone (prune, destroy). What such a wait still waits for
+ * has finalizers to run (a CRD's custom resources, a Namespace's contents), and its read is a
+ * metadata probe of a few hundred bytes, so it is made sooner: kpt's poller reads every 2 s too.
+ * On a loaded API server the watch tells of a CRD's removal seconds after a read can (issue 30:
+ * Argo CD's destroy), and this read is what ends the wait then.
+ */
+export const DELETION_QUIET_REREAD_MS = 2_000;
+
+/**
  * A watch that delivers nothing, not even a BOOKMARK, for this long is replaced. The API server
  * sends a bookmark about once a minute on a watch that asks for them (the watch cache's periodic
  * bookmarks, measured at 60 s on 1.35), so two and a half minutes of silence means the stream is
@@ -60,6 +75,14 @@ export const QUIET_REREAD_MS = 5_000;
  * LIST and WATCH of the kind every 150 s, which is cheap.
  */
 const WATCH_IDLE_MS = 150_000;
+
+/**
+ * A watch that delivered anything (a bookmark included) this recently is behind, not dead, when a
+ * direct read finds what it has not told yet: it is kept. On a busy server a watch of CRDs of
+ * megabytes lags reads by seconds to tens of seconds (issue 30), and replacing it would list every
+ * CRD again; the quiet reads go on meanwhile, so no wait depends on it.
+ */
+const WATCH_BEHIND_MS = 30_000;
 
 const PER_NAME_LIMIT = 2;
 
@@ -114,6 +137,8 @@ export class LiveCache {
       signal?: AbortSignal;
       onError?: (err: unknown) => void;
       watchIdleMs?: number;
+      /** See WATCH_BEHIND_MS. */
+      watchBehindMs?: number;
       /**
        * Watch only once someone subscribes (`live status`: objects whose first read says all
        * there is to know need no watch, which for a bundle of 20 kinds is 20 requests fewer).
@@ -146,7 +171,7 @@ export class LiveCache {
     const key = collectionKey(ref.group, ref.kind, ref.namespace);
     let c = this.collections.get(key);
     if (!c) {
-      c = { group: ref.group, kind: ref.kind, namespace: ref.namespace, objects: new Map(), names: new Set(), streams: new Map(), primed: new Map(), answered: new Set(), unserved: false, touched: new Map(), rereading: new Set(), watches: new Map() };
+      c = { group: ref.group, kind: ref.kind, namespace: ref.namespace, objects: new Map(), names: new Set(), streams: new Map(), primed: new Map(), answered: new Set(), unserved: false, touched: new Map(), rereading: new Set(), watches: new Map(), heard: new Map() };
       this.collections.set(key, c);
     }
     return c;
@@ -319,6 +344,7 @@ export class LiveCache {
       const stop = () => watchAbort.abort();
       signal.addEventListener("abort", stop, { once: true });
       c.watches.set(name, watchAbort);
+      c.heard.set(name, Date.now());
       const idle = setTimeout(() => {
         this.stats.watchesReplaced++;
         watchAbort.abort();
@@ -328,6 +354,7 @@ export class LiveCache {
         this.stats.watches++;
         for await (const ev of this.cluster.watch({ group: c.group, kind: c.kind, namespace: ns, resourceVersion: rv, fieldSelector }, watchAbort.signal)) {
           idle.refresh();
+          c.heard.set(name, Date.now());
           if (ev.type === "BOOKMARK") continue;
           const objName = ev.object.metadata.name ?? "";
           if (ev.type === "DELETED") {
@@ -352,26 +379,35 @@ export class LiveCache {
       } finally {
         clearTimeout(idle);
         signal.removeEventListener("abort", stop);
-        if (c.watches.get(name) === watchAbort) c.watches.delete(name);
+        if (c.watches.get(name) === watchAbort) {
+          c.watches.delete(name);
+          c.heard.delete(name);
+        }
       }
     }
   }
 
-  /** Ends the watch that should have delivered `name` (its stream then lists and watches again). */
+  /**
+   * Ends the watch that should have delivered `name` (its stream then lists and watches again),
+   * unless it delivered something within WATCH_BEHIND_MS: then it is behind, and what it missed
+   * is on its way (the quiet reads go on meanwhile).
+   */
   private replaceWatch(c: Collection, name: string): void {
     const key = c.mode === "collection" || !c.streams.has(name) ? "" : name;
-    const watch = c.watches.get(key) ?? c.watches.get(name);
-    if (!watch) return;
+    const found = c.watches.has(key) ? key : c.watches.has(name) ? name : undefined;
+    if (found === undefined) return;
+    if (Date.now() - (c.heard.get(found) ?? 0) < (this.opts.watchBehindMs ?? WATCH_BEHIND_MS)) return;
     this.stats.watchesReplaced++;
-    watch.abort();
+    c.watches.get(found)!.abort();
   }
 
   /**
    * Reads again, directly, each of `refs` whose state has not changed for `quietMs` (and that is
    * not being read already): a GET each, or one LIST for a kind and namespace followed as a whole
-   * when several of its objects are quiet. A state the watch had not delivered (a newer version,
-   * or the object gone) is taken, and that watch is replaced. Returns at once; what the reads
-   * find reaches subscribers as any change does.
+   * when several of its objects are quiet, of metadata alone; the whole object is read only when
+   * the metadata says it changed. A state the watch had not delivered (a newer version, or the
+   * object gone) is taken, and that watch is replaced unless it delivered something lately.
+   * Returns at once; what the reads find reaches subscribers as any change does.
    */
   refreshQuiet(refs: Iterable<ObjRef>, quietMs = QUIET_REREAD_MS): void {
     const now = Date.now();
@@ -397,16 +433,21 @@ export class LiveCache {
 
   private async rereadOne(c: Collection, name: string): Promise<void> {
     const before = c.objects.get(name);
+    const ref = { group: c.group, kind: c.kind, namespace: c.namespace, name };
     this.stats.rereads++;
-    const obj = await this.cluster.get({ group: c.group, kind: c.kind, namespace: c.namespace, name }, this.abort.signal);
-    if (this.abort.signal.aborted) return;
-    const now = c.objects.get(name);
-    if (now !== before) return; // the watch delivered something meanwhile: it is alive, and newer than this read may be
-    if (obj) {
-      if (before && before.metadata.uid === obj.metadata.uid && !rvNewer(obj.metadata.resourceVersion, before.metadata.resourceVersion)) return;
-      this.put(c, obj);
-    } else {
+    const probe = await this.cluster.get(ref, this.abort.signal, { metadataOnly: true });
+    if (this.abort.signal.aborted || c.objects.get(name) !== before) return; // the watch delivered something meanwhile: it is alive, and newer than this read may be
+    if (!probe) {
       if (!before) return;
+      c.objects.delete(name);
+      this.emit(c, name, undefined);
+      return this.replaceWatch(c, name);
+    }
+    if (before && sameVersion(before, probe)) return;
+    const obj = await this.cluster.get(ref, this.abort.signal);
+    if (this.abort.signal.aborted || c.objects.get(name) !== before) return;
+    if (obj) this.put(c, obj);
+    else if (before) {
       c.objects.delete(name);
       this.emit(c, name, undefined);
     }
@@ -415,24 +456,31 @@ export class LiveCache {
 
   private async rereadCollection(c: Collection, names: string[]): Promise<void> {
     const before = new Map(names.map((n) => [n, c.objects.get(n)]));
+    const ns = c.namespace || undefined;
     this.stats.rereads++;
-    const list = await this.cluster.list(c.group, c.kind, c.namespace || undefined, { signal: this.abort.signal });
+    const probe = await this.cluster.list(c.group, c.kind, ns, { signal: this.abort.signal, metadataOnly: true });
     if (this.abort.signal.aborted) return;
-    const found = new Map(list.items.map((o) => [o.metadata.name ?? "", o]));
-    let missed = false;
-    for (const [n, was] of before) {
-      if (c.objects.get(n) !== was) continue; // delivered meanwhile
+    const probed = new Map(probe.items.map((o) => [o.metadata.name ?? "", o]));
+    // Delivered meanwhile, or the same version as the watch's: nothing missed.
+    const missed = names.filter((n) => c.objects.get(n) === before.get(n) && (probed.has(n) ? !(before.get(n) && sameVersion(before.get(n)!, probed.get(n)!)) : before.get(n) !== undefined));
+    if (!missed.length) return;
+    const changed = missed.filter((n) => probed.has(n));
+    const found = changed.length ? new Map((await this.cluster.list(c.group, c.kind, ns, { signal: this.abort.signal })).items.map((o) => [o.metadata.name ?? "", o])) : new Map<string, KubeObject>();
+    if (this.abort.signal.aborted) return;
+    for (const n of missed) {
+      if (c.objects.get(n) !== before.get(n)) continue; // delivered meanwhile
       const obj = found.get(n);
-      if (obj) {
-        if (was && was.metadata.uid === obj.metadata.uid && !rvNewer(obj.metadata.resourceVersion, was.metadata.resourceVersion)) continue;
-        this.put(c, obj);
-        missed = true;
-      } else if (was) {
+      if (obj) this.put(c, obj);
+      else if (before.get(n)) {
         c.objects.delete(n);
         this.emit(c, n, undefined);
-        missed = true;
       }
     }
-    if (missed) this.replaceWatch(c, "");
+    this.replaceWatch(c, "");
   }
+}
+
+/** The same incarnation at the same version (or an older one: a read may trail the watch). */
+function sameVersion(known: KubeObject, read: KubeObject): boolean {
+  return known.metadata.uid === read.metadata.uid && !rvNewer(read.metadata.resourceVersion, known.metadata.resourceVersion);
 }

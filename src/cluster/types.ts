@@ -68,8 +68,11 @@ export interface Cluster {
 
   /** `metadataOnly`: just the metadata (a cheap read of resourceVersion, labels, annotations). */
   get(ref: ObjRef, signal?: AbortSignal, opts?: { metadataOnly?: boolean }): Promise<KubeObject | undefined>;
-  /** `metadataOnly`: each item's metadata alone (a PartialObjectMetadataList), given back with the kind's apiVersion and kind. */
-  list(group: string, kind: string, namespace?: string, opts?: { fieldSelector?: string; labelSelector?: string; signal?: AbortSignal; metadataOnly?: boolean }): Promise<ListResult>;
+  /**
+   * `metadataOnly`: each item's metadata alone (a PartialObjectMetadataList), given back with the kind's apiVersion and kind.
+   * `limit`: at most that many items (one page); by default every item.
+   */
+  list(group: string, kind: string, namespace?: string, opts?: { fieldSelector?: string; labelSelector?: string; signal?: AbortSignal; metadataOnly?: boolean; limit?: number }): Promise<ListResult>;
   create(obj: KubeObject, opts?: WriteOptions): Promise<KubeObject>;
   patch(ref: ObjRef, patch: unknown, type: PatchType, opts?: WriteOptions): Promise<KubeObject>;
   /** Server-side apply. */

@@ -10,6 +10,7 @@ import type { RunTally } from "../model/run-tally.js";
 import { currentDeleteDecision } from "../plan/plan-deletes.js";
 import { deleteBlockedBy } from "../order/dependency-gate.js";
 import { forEachLimited } from "../util/pool.js";
+import { warmCustomResources } from "./warm-custom-resources.js";
 import type { RunContext, StepHandler } from "./step-context.js";
 
 export const deleteStep: StepHandler<StepOf<"delete">> = {
@@ -17,13 +18,19 @@ export const deleteStep: StepHandler<StepOf<"delete">> = {
   async run(step, ctx) {
     const { plan, o } = ctx;
     const decide: DecideOptions = { inventoryId: plan.inventory.info.id, policy: o.inventoryPolicy, namespacesInUse: plan.command === "apply" ? new Set(plan.namespacesInUse) : undefined };
-    await forEachLimited(step.refs, o.concurrency, (ref) => deleteOne(ctx, step.action, ref, decide), o.signal);
+    // The wave's CRDs come last in it: their custom resources are read while the rest is deleted.
+    const warmed = new Map<string, Promise<void>>();
+    for (const ref of ctx.dry ? [] : step.refs) {
+      const live = ref.group === "apiextensions.k8s.io" && ref.kind === "CustomResourceDefinition" ? ctx.cache.get(ref) : undefined;
+      if (live && ctx.deletes.get(refKey(ref))?.decision.action === "delete") warmed.set(refKey(ref), warmCustomResources(ctx.cluster, live, o.signal));
+    }
+    await forEachLimited(step.refs, o.concurrency, (ref) => deleteOne(ctx, step.action, ref, decide, warmed.get(refKey(ref))), o.signal);
   },
 };
 
 type DecideOptions = Parameters<typeof currentDeleteDecision>[2];
 
-async function deleteOne(ctx: RunContext, type: "prune" | "delete", ref: ObjRef, decide: DecideOptions): Promise<void> {
+async function deleteOne(ctx: RunContext, type: "prune" | "delete", ref: ObjRef, decide: DecideOptions, warmed?: Promise<void>): Promise<void> {
   const { recorder, o, dry, state } = ctx;
   const emit = (status: "Successful" | "Skipped" | "Failed", error?: string) => recorder.emit({ type, ref, status, ...(error ? { error } : {}) });
   const d = ctx.deletes.get(refKey(ref))!;
@@ -42,6 +49,9 @@ async function deleteOne(ctx: RunContext, type: "prune" | "delete", ref: ObjRef,
   const blocked = deleteBlockedBy(d.dependents, recorder.tally, { dryRun: dry, noWait: !o.wait });
   if (blocked) return emit("Skipped", blocked);
   if (o.dryRun === "client") return emit("Successful");
+  await warmed;
+  // Interrupted while its custom resources were read: not sent, as a delete not yet started (the inventory keeps it).
+  if (o.signal?.aborted) return;
   try {
     const outcome = await ctx.writer.delete(ref, { propagationPolicy: o.prunePropagationPolicy, uid: live.metadata.uid, dryRun: o.dryRun === "server" });
     if (!dry && outcome !== "terminating") ctx.cache.forget(ref);

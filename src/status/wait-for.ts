@@ -5,7 +5,7 @@
 import type { EngineEvent, WaitReason } from "../model/events.js";
 import { refKey, type ObjRef } from "../model/ref.js";
 import type { KubeObject } from "../model/kube-object.js";
-import type { LiveCache } from "../cluster/live-cache.js";
+import { DELETION_QUIET_REREAD_MS, type LiveCache } from "../cluster/live-cache.js";
 import { describeWaitingFor, isReconciled } from "./aggregate.js";
 import { NOT_FOUND } from "./compute-status.js";
 import type { DesiredStatus, StatusResult } from "./types.js";
@@ -92,6 +92,8 @@ export async function waitFor(cache: Pick<LiveCache, "get" | "readError" | "subs
     targets.map((t) => t.ref),
     {
       ...opts,
+      // What a deletion waits for is probed sooner (live-cache.ts).
+      quietRereadMs: opts.quietRereadMs ?? (desired === "NotFound" ? DELETION_QUIET_REREAD_MS : undefined),
       judge(ref, { live, result, unreadable }) {
         if (unreadable) return { result, settled: "Failed" };
         const t = byKey.get(refKey(ref))!;

@@ -2,14 +2,16 @@
 //   - a destroy whose watch stalls (the connection stays open, nothing arrives) or is cut still
 //     ends within seconds of the deletion: quiet objects are read again directly;
 //   - every wait line, the timeout summary and `live status` name what holds an object being
-//     deleted: a finalizer, a claim's kubernetes.io/pvc-protection, a CRD's Terminating condition.
+//     deleted: a finalizer, a claim's kubernetes.io/pvc-protection, a CRD's Terminating condition;
+//   - a CRD's finalizer does not meet a watch cache still being built (issue 30).
+import { spawn } from "node:child_process";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startKptTs } from "../helpers/background.js";
 import { startFaultProxy, type FaultProxy } from "../helpers/fault-proxy.js";
 import { writePackage } from "../helpers/fixtures.js";
 import { createNamespace, kptTs, kubeconfig, kubectl, waitUntil } from "../helpers/run.js";
 import { getObject, printed, uniqueName, widgetCrd } from "../helpers/scenario.js";
-import { QUIET_REREAD_MS } from "../../src/cluster/live-cache.js";
+import { DELETION_QUIET_REREAD_MS } from "../../src/cluster/live-cache.js";
 
 const HOLD = "kpt-ts.dev/e2e-hold";
 
@@ -57,8 +59,8 @@ describe("a destroy does not hang on one watch", () => {
         const after = Date.now() - released;
         expect(done.code, printed(done)).toBe(0);
         expect(done.stdout).toContain("configmap/held reconciled");
-        // One quiet interval to notice, a tick to look: well within seconds, never a watch timeout.
-        expect(after).toBeLessThan(QUIET_REREAD_MS + 4_000);
+        // One quiet interval of a deletion's wait to notice, a tick to look: well within seconds, never a watch timeout.
+        expect(after).toBeLessThan(DELETION_QUIET_REREAD_MS + 4_000);
         console.log(`destroy with every ConfigMap watch ${fault === "stall" ? "stalled" : "cut"}: ended ${after} ms after the finalizer was removed`);
       } finally {
         run.kill();
@@ -130,5 +132,35 @@ describe("what holds an object being deleted is named", () => {
       await release(`widgets.${group}`, "w", ns);
     }
     await waitUntil("the CRD to go", async () => (await getObject("crd", `widgets.${group}`)) === undefined);
+  });
+});
+
+// Issue 30: a CRD whose custom resources nobody had read was deleted, and the API server's
+// finalizer, listing them as the first request for their kind, was refused while it built their
+// watch cache (429 "storage is (re)initializing", Kubernetes 1.34+) and backed off: seconds, once
+// three minutes. kpt-ts reads them before it deletes the CRD, so the finalizer never meets it.
+describe("a CRD's deletion does not meet a watch cache still being built", () => {
+  it("destroy: the CRD's Terminating condition never says InstanceDeletionFailed", async () => {
+    const ns = await createNamespace("e2e-crd-warm");
+    const group = `${uniqueName("warm")}.kpt-ts.dev`;
+    const dir = await appliedPackage(ns, { "crd.yaml": widgetCrd(group) });
+    // Every change of the CRD, as the API server makes them while it finalizes it.
+    const watch = spawn("kubectl", ["get", "--raw", `/apis/apiextensions.k8s.io/v1/customresourcedefinitions?watch=1&fieldSelector=metadata.name%3Dwidgets.${group}`], { env: { ...process.env, KUBECONFIG: kubeconfig() } });
+    let seen = "";
+    watch.stdout.on("data", (d: Buffer) => (seen += d.toString()));
+    try {
+      await waitUntil("the watch to open", async () => seen.includes('"ADDED"'));
+      const r = await kptTs(["live", "destroy", dir]);
+      expect(r.code, printed(r)).toBe(0);
+      await waitUntil("the watch to tell of the deletion", async () => seen.includes('"DELETED"'));
+    } finally {
+      watch.kill();
+    }
+    const reasons = seen
+      .split("\n")
+      .filter((l) => l.trim())
+      .flatMap((l) => ((JSON.parse(l) as { object: { status?: { conditions?: { type: string; reason?: string; message?: string }[] } } }).object.status?.conditions ?? []).filter((c) => c.type === "Terminating").map((c) => `${c.reason}: ${c.message}`));
+    expect(reasons.length).toBeGreaterThan(0);
+    expect(reasons.filter((x) => x.startsWith("InstanceDeletionFailed"))).toEqual([]);
   });
 });

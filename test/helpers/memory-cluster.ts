@@ -429,7 +429,7 @@ export class MemoryCluster implements Cluster {
     return opts.metadataOnly ? { apiVersion: "meta.k8s.io/v1", kind: "PartialObjectMetadata", metadata: clone(o.metadata) } : clone(o);
   }
 
-  async list(group: string, kind: string, namespace?: string, opts: { fieldSelector?: string; labelSelector?: string; metadataOnly?: boolean } = {}): Promise<ListResult> {
+  async list(group: string, kind: string, namespace?: string, opts: { fieldSelector?: string; labelSelector?: string; metadataOnly?: boolean; limit?: number } = {}): Promise<ListResult> {
     const k = this.kindOf(group, kind);
     const ref = { group, kind, namespace: namespace ?? "", name: "" };
     this.record("list", ref);
@@ -437,7 +437,7 @@ export class MemoryCluster implements Cluster {
     // As KubeCluster: a namespace means nothing for a cluster-scoped kind.
     const ns = k.scope === "Cluster" ? undefined : namespace;
     const items = [...this.objects.values()].filter((o) => this.selected(o, group, kind, ns, opts.fieldSelector, opts.labelSelector)).map((o) => (opts.metadataOnly ? { apiVersion: o.apiVersion, kind: o.kind, metadata: clone(o.metadata) } : clone(o)));
-    return { items, resourceVersion: String(this.rv) };
+    return { items: opts.limit === undefined ? items : items.slice(0, opts.limit), resourceVersion: String(this.rv) };
   }
 
   async whoAmI(): Promise<string> {
