@@ -208,6 +208,47 @@ describe("quiet reads that cost the server little", () => {
     }
   });
 
+  it("a few quiet objects of a large collection are read one by one, a bounded number per pass, not by listing it all (issue 33: a prune of 1,000 from 50,000)", async () => {
+    const names = Array.from({ length: 400 }, (_, i) => `cm-${i}`);
+    const state = { current: new Map(names.map((n) => [n, named(n, "1")])) };
+    const { cluster, counts } = countingCluster(state);
+    const cache = new LiveCache(cluster);
+    try {
+      await cache.follow(names.map(refOf));
+      const listsAfterFollow = counts.lists;
+      // 20 of 400 quiet (1 in 20): read each, no list.
+      cache.refreshQuiet(names.slice(0, 20).map(refOf), 0);
+      await sleep(20);
+      expect(counts).toMatchObject({ metadataLists: 0, metadataGets: 20, lists: listsAfterFollow });
+      // 300 quiet of 400: one list of metadata.
+      cache.refreshQuiet(names.slice(0, 300).map(refOf), 0);
+      await sleep(20);
+      expect(counts).toMatchObject({ metadataLists: 1, metadataGets: 20 });
+    } finally {
+      cache.close();
+    }
+    const many = Array.from({ length: 2000 }, (_, i) => `cm-${i}`);
+    const big = countingCluster({ current: new Map(many.map((n) => [n, named(n, "1")])) });
+    const read: string[] = [];
+    const get = big.cluster.get.bind(big.cluster);
+    big.cluster.get = (r, signal, opts) => (read.push(r.name), get(r, signal, opts));
+    const second = new LiveCache(big.cluster);
+    try {
+      await second.follow(many.map(refOf));
+      // 150 quiet of 2,000: at most 64 read in this pass, the others in the next.
+      const quiet = many.slice(0, 150).map(refOf);
+      second.refreshQuiet(quiet, 0);
+      await sleep(20);
+      expect(big.counts).toMatchObject({ metadataLists: 0, metadataGets: 64 });
+      second.refreshQuiet(quiet, 0);
+      await sleep(20);
+      expect(big.counts.metadataGets).toBe(128);
+      expect(new Set(read).size).toBe(128); // the second pass read others than the first
+    } finally {
+      second.close();
+    }
+  });
+
   it("a watch that still delivers (bookmarks) is not replaced when a read finds a deletion it has not told yet", async () => {
     const state = { current: new Map([["held", named("held", "1")]]) };
     const { cluster, counts } = countingCluster(state, 5);
