@@ -84,6 +84,18 @@ async function setUp(tool: Tool, b: Bundle) {
  * Runs `steps`; when one fails, destroys what the package applied before the error is reported, so
  * that the next tool or mode does not find these cluster-scoped objects owned by this inventory.
  */
+/**
+ * Reads one item of every custom resource kind, as the bundle's own operator would by watching
+ * them. On Kubernetes 1.34+ the first request for a kind meets "storage is (re)initializing"
+ * while its watch cache is built; when that first request is the CRD finalizer's, it backs off
+ * for minutes (issue 30). kpt-ts reads before deleting a CRD; kpt does not, so its destroys here
+ * are given the cluster a running operator would leave, not that back-off.
+ */
+async function readCustomResources(env: Record<string, string>): Promise<void> {
+  const crds = await kubectl(["get", "crd", "-o", "jsonpath={range .items[*]}{.metadata.name}{\"\\n\"}{end}"], { env });
+  await Promise.all(crds.stdout.split("\n").filter(Boolean).map((crd) => kubectl(["get", crd, "-A", "--chunk-size=1", "-o", "name"], { env })));
+}
+
 async function cleaningUp(tool: Tool, env: Record<string, string>, dir: string, steps: () => Promise<void>): Promise<void> {
   try {
     await steps();
@@ -135,6 +147,7 @@ describe.each(BUNDLES)("$name", (b) => {
       ok(await timed(`${b.name}, kpt --server-side, apply`, () => kpt(["live", "apply", ...TIMEOUT, "--server-side", dir], { env })));
       ok(await timed(`${b.name}, kpt --server-side, re-apply`, () => kpt(["live", "apply", ...TIMEOUT, "--server-side", dir], { env })));
       ok(await timed(`${b.name}, kpt --server-side, status`, () => kpt(["live", "status", dir], { env })));
+      await readCustomResources(env);
       ok(await timed(`${b.name}, kpt --server-side, destroy`, () => kpt(["live", "destroy", dir], { env })));
 
       const plain = await timed(`${b.name}, kpt default flags, apply`, () => kpt(["live", "apply", ...TIMEOUT, dir], { env }));
@@ -143,6 +156,7 @@ describe.each(BUNDLES)("$name", (b) => {
         expect(plain.code, printed(plain)).toBe(3);
         expect(plain.stdout + plain.stderr).toContain("Too long");
       } else ok(plain);
+      await readCustomResources(env);
       ok(await timed(`${b.name}, kpt default flags, destroy`, () => kpt(["live", "destroy", dir], { env })));
     });
   });
