@@ -444,6 +444,12 @@ export class LiveCache {
     }
   }
 
+  /** A read found the object gone that the watch had not told of. */
+  private drop(c: Collection, name: string): void {
+    c.objects.delete(name);
+    this.emit(c, name, undefined);
+  }
+
   private async rereadOne(c: Collection, name: string): Promise<void> {
     const before = c.objects.get(name);
     const ref = { group: c.group, kind: c.kind, namespace: c.namespace, name };
@@ -452,18 +458,14 @@ export class LiveCache {
     if (this.abort.signal.aborted || c.objects.get(name) !== before) return; // the watch delivered something meanwhile: it is alive, and newer than this read may be
     if (!probe) {
       if (!before) return;
-      c.objects.delete(name);
-      this.emit(c, name, undefined);
+      this.drop(c, name);
       return this.replaceWatch(c, name);
     }
     if (before && sameVersion(before, probe)) return;
     const obj = await this.cluster.get(ref, this.abort.signal);
     if (this.abort.signal.aborted || c.objects.get(name) !== before) return;
     if (obj) this.put(c, obj);
-    else if (before) {
-      c.objects.delete(name);
-      this.emit(c, name, undefined);
-    }
+    else if (before) this.drop(c, name);
     this.replaceWatch(c, name);
   }
 
@@ -484,10 +486,7 @@ export class LiveCache {
       if (c.objects.get(n) !== before.get(n)) continue; // delivered meanwhile
       const obj = found.get(n);
       if (obj) this.put(c, obj);
-      else if (before.get(n)) {
-        c.objects.delete(n);
-        this.emit(c, n, undefined);
-      }
+      else if (before.get(n)) this.drop(c, n);
     }
     this.replaceWatch(c, "");
   }

@@ -21,13 +21,21 @@ export const serveKindsStep: StepHandler<StepOf<"serve-kinds">> = {
   },
 };
 
+/** The group and kind a CRD defines; undefined when its spec does not say. Pure. */
+export function crdGroupKind(crd: KubeObject): { group: string; kind: string } | undefined {
+  const spec = (crd as { spec?: { group?: unknown; names?: { kind?: unknown } } }).spec;
+  const group = spec?.group;
+  const kind = spec?.names?.kind;
+  return typeof group === "string" && group && typeof kind === "string" && kind ? { group, kind } : undefined;
+}
+
 /** `group/version` + kind of every version a CRD declares served. Pure. */
 export function servedKinds(crd: KubeObject): { apiVersion: string; kind: string }[] {
-  const spec = (crd as { spec?: { group?: unknown; names?: { kind?: unknown }; versions?: unknown } }).spec;
-  const group = typeof spec?.group === "string" ? spec.group : undefined;
-  const kind = typeof spec?.names?.kind === "string" ? spec.names.kind : undefined;
-  if (!group || !kind || !Array.isArray(spec?.versions)) return [];
-  return spec.versions
+  const gk = crdGroupKind(crd);
+  const versions = (crd as { spec?: { versions?: unknown } }).spec?.versions;
+  if (!gk || !Array.isArray(versions)) return [];
+  const { group, kind } = gk;
+  return versions
     .filter((v): v is { name: string; served: boolean } => typeof v?.name === "string" && v?.served === true)
     .map((v) => ({ apiVersion: `${group}/${v.name}`, kind }));
 }

@@ -10,17 +10,16 @@
 
 import type { Cluster } from "../cluster/types.js";
 import type { KubeObject } from "../model/kube-object.js";
+import { crdGroupKind } from "./crd-discovery.js";
 
 /** How long a delete waits for the read before it goes ahead (a cache that fills this slowly helps nobody). */
 const WARM_TIMEOUT_MS = 10_000;
 
 export function warmCustomResources(cluster: Cluster, crd: KubeObject, signal?: AbortSignal): Promise<void> {
-  const spec = crd.spec as { group?: unknown; names?: { kind?: unknown } } | undefined;
-  const group = spec?.group;
-  const kind = spec?.names?.kind;
-  if (typeof group !== "string" || typeof kind !== "string") return Promise.resolve();
+  const gk = crdGroupKind(crd);
+  if (!gk) return Promise.resolve();
   const timeout = AbortSignal.timeout(WARM_TIMEOUT_MS);
-  return cluster.list(group, kind, undefined, { metadataOnly: true, limit: 1, signal: signal ? AbortSignal.any([signal, timeout]) : timeout }).then(
+  return cluster.list(gk.group, gk.kind, undefined, { metadataOnly: true, limit: 1, signal: signal ? AbortSignal.any([signal, timeout]) : timeout }).then(
     () => undefined,
     () => undefined,
   );
