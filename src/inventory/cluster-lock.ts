@@ -81,7 +81,10 @@ export async function acquireRunLock(cluster: Cluster, info: InventoryInfo, o: L
       const decision = decideLease(current, now(), me);
       if (decision.action === "take") {
         const body = leaseBody(ref, me, started, now(), current);
-        const stored = current ? await cluster.update(body, { signal: o.signal }) : await cluster.create(body, { signal: o.signal });
+        // Not cut short by an interruption: the server may take a write whose answer never comes,
+        // and a run that does not know it holds the Lease cannot release it (the next run would
+        // wait out its duration). The run stops right after, releasing it.
+        const stored = current ? await cluster.update(body) : await cluster.create(body);
         return { lock: new HeldLock(cluster, ref, me, started, stored, o), stale };
       }
       await waitOrFail(info, decision, started.getTime(), o);

@@ -308,6 +308,25 @@ describe("the run's lock", () => {
     expect(c.peek(refOf(extra))).toBeUndefined();
   });
 
+  it("a run interrupted while it takes the lock leaves it free: the next run does not wait for it", async () => {
+    const c = cluster();
+    const stop = new AbortController();
+    // Ctrl-C arrives while the Lease's create is on the wire: the server stores it either way.
+    const create = c.create.bind(c);
+    c.create = async (obj, opts) => {
+      if (obj.kind !== "Lease") return create(obj, opts);
+      const stored = await create(obj, { ...opts, signal: undefined });
+      stop.abort();
+      if (opts?.signal?.aborted) throw Object.assign(new Error("This operation was aborted"), { name: "AbortError" });
+      return stored;
+    };
+    const r = await runApply(c, set(cm), { signal: stop.signal });
+    expect((r.error as Error | undefined)?.name).toBe("CancelledError");
+    expect((c.peek(LEASE)?.spec as { holderIdentity?: string }).holderIdentity).toBe("");
+    const next = await runApply(c, set(cm));
+    expect(next.error).toBeUndefined();
+  });
+
   it("a ResourceGroup's runs take a Lease of their own name", async () => {
     const c = cluster().seed({ ...lease("bob", 0), metadata: { name: "kpt-ts-lock.resourcegroup.inv", namespace: NS } });
     const r = await runApply(c, packageOf({ name: "inv", namespace: NS, id: "inv-id", labels: {}, annotations: {}, origin: "resourcegroup", source: { file: "rg.yaml", line: 1 } }, [cm]));
