@@ -15,22 +15,10 @@ export interface RedrawnLinesOptions {
   signal?: AbortSignal;
 }
 
-export interface RedrawnLines {
-  /** Writes a line-producing action above the lines (erase, act, draw). */
-  above(write: () => void): void;
-  erase(): void;
-  draw(): void;
-  /** After an event: redraws at once when there is no timer to do it. */
-  updated(): void;
-  startTimer(): void;
-  stopTimer(): void;
-  readonly closed: boolean;
-  /** Erases the lines for good and stops redrawing. */
-  close(): void;
-}
+export type RedrawnLines = ReturnType<typeof createRedrawnLines>;
 
 /** `render` gets the spinner's frame and returns the lines, or undefined while they must not be drawn. */
-export function createRedrawnLines(opts: RedrawnLinesOptions, render: (frame: number) => string[] | undefined): RedrawnLines {
+export function createRedrawnLines(opts: RedrawnLinesOptions, render: (frame: number) => string[] | undefined) {
   let drawn = 0;
   let frame = 0;
   let closed = false;
@@ -63,13 +51,15 @@ export function createRedrawnLines(opts: RedrawnLinesOptions, render: (frame: nu
   };
   opts.signal?.addEventListener("abort", close, { once: true });
   return {
-    above(write) {
+    /** Writes a line-producing action above the lines (erase, act, draw). */
+    above(write: () => void) {
       erase();
       write();
       draw();
     },
     erase,
     draw,
+    /** After an event: redraws at once when there is no timer to do it. */
     updated() {
       if (opts.intervalMs === 0) redraw();
     },
@@ -82,6 +72,7 @@ export function createRedrawnLines(opts: RedrawnLinesOptions, render: (frame: nu
     get closed() {
       return closed;
     },
+    /** Erases the lines for good and stops redrawing. */
     close() {
       opts.signal?.removeEventListener("abort", close);
       close();
