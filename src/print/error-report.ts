@@ -36,10 +36,6 @@ export function apiErrorHint(err: ApiError): string | undefined {
   }
 }
 
-function causeOf(err: KptTsError): unknown {
-  return (err as { cause?: unknown }).cause;
-}
-
 /**
  * The lines that tell an error, escaped for the terminal (terminal-text.ts): a file name, an
  * object name or the server's words never drive the terminal or the CI log.
@@ -53,7 +49,7 @@ function describeError(err: unknown, verbose: boolean): string[] {
     // A failed run's objects were already reported by the printer; nothing to add but the code.
     if (err instanceof ResultError) return [];
     const lines = [`error: ${err instanceof PackageError ? packageMessage(err) : err.message}`];
-    const cause = causeOf(err);
+    const cause = err.cause;
     const detail = err.detail?.split("\n") ?? [];
     if (cause === undefined) {
       // Without a cause, the detail is advice written for this error: its first line always shows.
@@ -69,7 +65,7 @@ function describeError(err: unknown, verbose: boolean): string[] {
     const lines = [`error: ${briefApiError(err)}`];
     const hint = apiErrorHint(err);
     if (hint) lines.push(hint);
-    if (verbose) lines.push(`caused by: HTTP ${err.status} ${err.reason}: ${err.message}`, ...(err.stack ? [err.stack] : []));
+    if (verbose) lines.push(...causeDetail(err), ...(err.stack ? [err.stack] : []));
     return lines;
   }
   const e = err as Error;
