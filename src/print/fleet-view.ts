@@ -8,7 +8,7 @@ import type { FleetEvent } from "../model/fleet.js";
 import { countFor, RunTally } from "../model/run-tally.js";
 import { createProgressState, pendingObjects, updateProgress, type ProgressState } from "./progress-view.js";
 import { createRedrawnLines, PROGRESS_DELAY_MS, SPINNER, type RedrawnLines, type RedrawnLinesOptions } from "./redrawn-lines.js";
-import { formatElapsed } from "./waiting-line.js";
+import { formatElapsed, GOAL_WORDS } from "./waiting-line.js";
 import { escapeTerminal } from "./terminal-text.js";
 
 type RowState = "queued" | "running" | "succeeded" | "failed" | "not-run";
@@ -151,7 +151,7 @@ function describe(r: ClusterRow, command: FleetViewState["command"], nowMs: numb
         const pending = pendingObjects(r.progress).length;
         const total = Math.max(r.progress.total, r.progress.objects.size);
         if (pending === 0) return `waiting${elapsed}`;
-        return `waiting for ${pending} of ${total} to ${r.progress.goal === "reconcile" ? "reconcile" : "be deleted"}${elapsed}`;
+        return `waiting for ${pending} of ${total} ${GOAL_WORDS[r.progress.goal]}${elapsed}`;
       }
       if (r.phase === "applying") return `applying ${countFor(s, "Apply")}/${r.planned.apply}${elapsed}`;
       if (r.phase === "pruning" || r.phase === "deleting") return `${r.phase} ${countFor(s, command === "apply" ? "Prune" : "Delete")}/${r.planned.delete}${elapsed}`;

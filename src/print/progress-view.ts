@@ -9,7 +9,7 @@ import type { EngineEvent, KStatus, WaitReason, WaitStatus } from "../model/even
 import { formatRef, refKey, type ObjRef } from "../model/ref.js";
 import { resolveColor } from "./color.js";
 import { createRedrawnLines, PROGRESS_DELAY_MS, SPINNER, type RedrawnLines, type RedrawnLinesOptions } from "./redrawn-lines.js";
-import { formatDuration, formatElapsed, formatReason } from "./waiting-line.js";
+import { formatReason, formatTiming, GOAL_WORDS } from "./waiting-line.js";
 
 /** Reason lines shown under one pending object at most. */
 const MAX_REASONS_PER_OBJECT = 3;
@@ -125,16 +125,14 @@ export function renderProgress(s: ProgressState, o: RenderOptions): string[] {
   const pending = pendingObjects(s);
   if (!s.active || pending.length === 0) return [];
   const total = Math.max(s.total, s.objects.size);
-  const what = s.goal === "reconcile" ? "to reconcile" : "to be deleted";
-  const elapsed = formatElapsed(o.nowMs - s.startedMs);
-  const timing = s.timeoutMs !== undefined ? `${elapsed} elapsed, timeout ${formatDuration(s.timeoutMs)}` : `${elapsed} elapsed`;
+  const timing = formatTiming(o.nowMs - s.startedMs, s.timeoutMs);
   const spinner = SPINNER[o.frame % SPINNER.length]!;
   const counts = new Map<string, number>();
   for (const obj of s.objects.values()) counts.set(countLabel(obj, s.goal), (counts.get(countLabel(obj, s.goal)) ?? 0) + 1);
   const labels = [...counts.keys()].sort((a, b) => rank(a) - rank(b));
   const cut = (text: string) => (text.length >= o.columns ? `${text.slice(0, Math.max(0, o.columns - 2))}…` : text);
   const lines = [
-    o.paint.cyan(cut(`${spinner} waiting for ${pending.length} of ${total} resource(s) ${what} (${timing})`)),
+    o.paint.cyan(cut(`${spinner} waiting for ${pending.length} of ${total} resource(s) ${GOAL_WORDS[s.goal]} (${timing})`)),
     o.paint.dim(cut(`  ${labels.map((l) => `${l}: ${counts.get(l)}`).join("  ")}`)),
   ];
   const shown = pending.slice(0, o.maxObjects);
