@@ -118,19 +118,10 @@ export function renderFleetView(s: FleetViewState, o: FleetRenderOptions): strin
   return lines;
 }
 
+const MARKS: Record<Exclude<RowState, "running">, string> = { succeeded: "✓", failed: "✗", queued: "·", "not-run": "-" };
+
 function mark(r: ClusterRow, frame: number): string {
-  switch (r.state) {
-    case "running":
-      return SPINNER[frame % SPINNER.length]!;
-    case "succeeded":
-      return "✓";
-    case "failed":
-      return "✗";
-    case "queued":
-      return "·";
-    case "not-run":
-      return "-";
-  }
+  return r.state === "running" ? SPINNER[frame % SPINNER.length]! : MARKS[r.state];
 }
 
 function describe(r: ClusterRow, command: FleetViewState["command"], nowMs: number): string {
