@@ -89,8 +89,7 @@ export class KubeCluster implements Cluster {
   }
 
   async serves(apiVersion: string, kind: string): Promise<boolean> {
-    const version = apiVersion.includes("/") ? apiVersion.split("/")[1]! : apiVersion;
-    return Boolean(await this.discover(() => this.mapper.forGvk({ group: groupOf(apiVersion), version, kind })));
+    return Boolean(await this.discover(() => this.mapper.forApiVersion(apiVersion, kind)));
   }
 
   resetDiscovery(): void {
@@ -118,7 +117,7 @@ export class KubeCluster implements Cluster {
     // CRD missing, the read finds nothing, which is what the caller's discovery check says too.
     if (!apiVersion && group === KPT_GROUP && kind === RESOURCE_GROUP_KIND && !this.mapper.loaded) return RESOURCE_GROUP_MAPPING;
     const m = apiVersion
-      ? await this.discover(() => this.mapper.forGvk({ group, version: apiVersion.includes("/") ? apiVersion.split("/")[1]! : apiVersion, kind }))
+      ? await this.discover(() => this.mapper.forApiVersion(apiVersion, kind))
       : await this.discover(() => this.mapper.forGroupKind(group, kind));
     if (!m) {
       const unavailable = this.mapper.unavailableOf(group);
