@@ -105,7 +105,7 @@ export function analyzePackage(input: PackageInput, opts: ParsePackageOptions): 
     if (!input.fromStdin && posix.basename(file.path) === "Kptfile") continue;
     const parsed = file.parsed ?? parseYamlDocuments(file.content);
     const where = display(file.path);
-    for (const err of parsed.errors) issues.push({ source: { file: where, line: err.line }, message: `invalid YAML: ${err.message}` });
+    reportYamlErrors(parsed, where, issues);
     if (functionConfigs.has(posix.normalize(file.path))) continue;
     const inRootPackage = input.fromStdin || !isInSubpackage(file.path, subpackageDirs);
     for (const doc of parsed.documents) {
@@ -170,7 +170,7 @@ function readKptfiles(files: PackageFile[], display: (rel: string) => string, is
     if (posix.basename(f.path) !== "Kptfile") continue;
     const parsed = parseYamlDocuments(f.content);
     const file = display(f.path);
-    for (const err of parsed.errors) issues.push({ source: { file, line: err.line }, message: `invalid YAML: ${err.message}` });
+    reportYamlErrors(parsed, file, issues);
     const doc = parsed.documents[0];
     if (!doc) continue;
     // kpt refuses such a Kptfile (yaml.v3 cannot read a string into its KptFile struct); so does kpt-ts.
@@ -182,6 +182,10 @@ function readKptfiles(files: PackageFile[], display: (rel: string) => string, is
     out.push({ dir: dir === "." ? "" : dir, entry: { value: doc.value, file, line: doc.line, lineOf: doc.lineOf } });
   }
   return out;
+}
+
+function reportYamlErrors(parsed: ParsedYaml, file: string, issues: PackageIssue[]): void {
+  for (const err of parsed.errors) issues.push({ source: { file, line: err.line }, message: `invalid YAML: ${err.message}` });
 }
 
 /** Files named by `pipeline.{mutators,validators}[].configPath`, relative to the package root. */
@@ -224,12 +228,7 @@ function classifyEntry(e: Entry, inRootPackage: boolean, fromStdin: boolean, fou
     if (fromStdin) found.streamKptfiles.push(e);
     return;
   }
-  if (kind === RESOURCE_GROUP_KIND && apiVersion === RESOURCE_GROUP_API_VERSION) {
-    if (inRootPackage) found.resourceGroups.push(e);
-    return;
-  }
-  // kpt-ts's ApplySet inventory document (`live init --inventory-kind applyset`): never applied.
-  if (kind === APPLYSET_FILE_KIND && apiVersion === APPLYSET_FILE_API_VERSION) {
+  if (isInventoryDocument(v)) {
     if (inRootPackage) found.resourceGroups.push(e);
     return;
   }
@@ -329,11 +328,11 @@ function readInventoryFile(f: PackageFile, issues: PackageIssue[]): Entry[] {
     return [];
   }
   const parsed = parseYamlDocuments(f.content);
-  for (const err of parsed.errors) issues.push({ source: { file: f.path, line: err.line }, message: `invalid YAML: ${err.message}` });
+  reportYamlErrors(parsed, f.path, issues);
   const rgs: Entry[] = [];
   for (const doc of parsed.documents) {
     const v = doc.value;
-    if (isRecord(v) && ((v.kind === RESOURCE_GROUP_KIND && v.apiVersion === RESOURCE_GROUP_API_VERSION) || (v.kind === APPLYSET_FILE_KIND && v.apiVersion === APPLYSET_FILE_API_VERSION))) {
+    if (isInventoryDocument(v)) {
       rgs.push({ value: v, file: f.path, line: doc.line, lineOf: doc.lineOf });
       continue;
     }
@@ -429,7 +428,7 @@ function inventoryFromResourceGroup(e: Entry): InventoryResolution {
   // The id label is added back from `id` wherever the inventory is written.
   const otherLabels = Object.fromEntries(Object.entries(labels).filter(([k]) => k !== INVENTORY_ID_LABEL));
   return {
-    inventory: { name, namespace, id, labels: otherLabels, annotations: stripConfigAnnotations(stringEntries(meta.annotations)), origin: "resourcegroup", source: { file: e.file, line: e.line }, ...lineOfNamespace(e, ["metadata", "namespace"]) },
+    inventory: { name, namespace, id, labels: otherLabels, annotations: stripConfigAnnotations(stringEntries(meta.annotations)), origin: "resourcegroup", source: { file: e.file, line: e.line }, namespaceLine: () => e.lineOf(["metadata", "namespace"]) },
     issues: [],
     warnings: [],
   };
@@ -437,6 +436,11 @@ function inventoryFromResourceGroup(e: Entry): InventoryResolution {
 
 function isApplySetDocument(v: unknown): boolean {
   return isRecord(v) && v.kind === APPLYSET_FILE_KIND && v.apiVersion === APPLYSET_FILE_API_VERSION;
+}
+
+/** A ResourceGroup, or kpt-ts's ApplySet inventory document (`live init --inventory-kind applyset`): never applied. */
+function isInventoryDocument(v: unknown): boolean {
+  return isApplySetDocument(v) || (isRecord(v) && v.kind === RESOURCE_GROUP_KIND && v.apiVersion === RESOURCE_GROUP_API_VERSION);
 }
 
 /** kpt-ts's applyset.yaml: the parent's name, namespace and kind (Secret or ConfigMap); the id follows from them. */
@@ -489,17 +493,12 @@ function inventoryFromKptfile(e: Entry): InventoryResolution {
     return { issues: [{ source, object: "Kptfile", message: `the inventory in the Kptfile is not valid: ${problems.join("; ")}` }], warnings: [] };
   }
   return {
-    inventory: { name, namespace, id, labels: stringEntries(inv.labels), annotations: stripConfigAnnotations(stringEntries(inv.annotations)), origin: "kptfile", source, ...lineOfNamespace(e, ["inventory", "namespace"]) },
+    inventory: { name, namespace, id, labels: stringEntries(inv.labels), annotations: stripConfigAnnotations(stringEntries(inv.annotations)), origin: "kptfile", source, namespaceLine: () => e.lineOf(["inventory", "namespace"]) },
     issues: [],
     warnings: [
       `the inventory is read from the Kptfile (${source.file}:${source.line}); a ResourceGroup file is recommended: "kpt-ts live migrate" moves it there unchanged (kpt's migrate takes the namespace from the kubeconfig instead)`,
     ],
   };
-}
-
-/** Where the inventory's namespace is written, found when asked. */
-function lineOfNamespace(e: Entry, path: FieldPath): { namespaceLine: () => number | undefined } {
-  return { namespaceLine: () => e.lineOf(path) };
 }
 
 function checkInventoryField(what: string, value: string, check: (s: string) => string | undefined): string[] {
