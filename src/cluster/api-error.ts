@@ -1,24 +1,6 @@
 // The API server's failures as typed values. Per-object failures become events; access
 // failures (401/403 on discovery, TLS, refused connections) end the run as ClusterError.
 
-type ApiReason =
-  | "NotFound"
-  | "AlreadyExists"
-  | "Conflict"
-  | "Invalid"
-  | "Forbidden"
-  | "Unauthorized"
-  | "TooManyRequests"
-  | "BadRequest"
-  | "MethodNotAllowed"
-  | "Gone"
-  | "RequestEntityTooLarge"
-  | "Timeout"
-  | "InternalError"
-  | "ServiceUnavailable"
-  | "UnsupportedMediaType"
-  | "Unknown";
-
 interface StatusCause {
   reason?: string;
   message?: string;
@@ -49,9 +31,6 @@ export class ApiError extends Error {
   get notFound(): boolean {
     return this.status === 404;
   }
-  get conflict(): boolean {
-    return this.status === 409;
-  }
   /** The namespace a 404 says does not exist (the Status names it: `{ kind: "namespaces", name }`). */
   get missingNamespace(): string | undefined {
     return this.status === 404 && this.details?.kind === "namespaces" ? this.details.name : undefined;
@@ -65,7 +44,7 @@ export class ApiError extends Error {
    * too large" relayed as a 500): it can never succeed as it is, so it is never retried.
    */
   get tooLarge(): boolean {
-    return isTooLarge(this.status, this.message);
+    return this.status === 413 || (this.status >= 500 && /request is too large|too large|exceeds the maximum|message larger than max/i.test(this.message));
   }
 }
 
@@ -84,12 +63,7 @@ export class NotServedError extends ApiError {
   }
 }
 
-/** See ApiError.tooLarge. */
-function isTooLarge(status: number, message: string): boolean {
-  return status === 413 || (status >= 500 && /request is too large|too large|exceeds the maximum|message larger than max/i.test(message));
-}
-
-const BY_STATUS: Record<number, ApiReason> = {
+const BY_STATUS = {
   400: "BadRequest",
   401: "Unauthorized",
   403: "Forbidden",
@@ -104,7 +78,10 @@ const BY_STATUS: Record<number, ApiReason> = {
   500: "InternalError",
   503: "ServiceUnavailable",
   504: "Timeout",
-};
+} as const;
+
+/** A metav1.Status reason: the one of each status code above, AlreadyExists, or Unknown. */
+type ApiReason = (typeof BY_STATUS)[keyof typeof BY_STATUS] | "AlreadyExists" | "Unknown";
 
 /** Builds an ApiError from a response body (a metav1.Status when the server wrote one). */
 export function apiErrorFrom(status: number, body: string, what: string, retryAfter?: string): ApiError {
@@ -114,7 +91,7 @@ export function apiErrorFrom(status: number, body: string, what: string, retryAf
   } catch {
     s = undefined;
   }
-  const reason = ((s?.kind === "Status" && s.reason) || BY_STATUS[status] || "Unknown") as ApiReason;
+  const reason = ((s?.kind === "Status" && s.reason) || BY_STATUS[status as keyof typeof BY_STATUS] || "Unknown") as ApiReason;
   const message = s?.kind === "Status" && typeof s.message === "string" ? s.message : `${what}: HTTP ${status}${body ? `: ${body.slice(0, 300)}` : ""}`;
   const causes = Array.isArray(s?.details?.causes) ? (s.details.causes as StatusCause[]) : [];
   const ra = retryAfter !== undefined ? Number(retryAfter) : s?.details?.retryAfterSeconds;

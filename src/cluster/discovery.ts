@@ -4,6 +4,7 @@
 // earlier in the same run become usable for later waves.
 
 import { isRecord } from "../model/kube-object.js";
+import { groupOf } from "../model/ref.js";
 import type { HttpCache } from "./disk-cache.js";
 import { readDiscoveryAnswer, type DiscoveryAnswer } from "./discovery-answer.js";
 import type { Transport } from "./transport.js";
@@ -28,12 +29,6 @@ export interface UnavailableGroupVersion {
   version: string;
   /** The per-version walk's error, when that is how it was found. */
   error?: string;
-}
-
-interface GroupVersionKind {
-  group: string;
-  version: string;
-  kind: string;
 }
 
 const AGGREGATED = "application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList,application/json;g=apidiscovery.k8s.io;v=v2beta1;as=APIGroupDiscoveryList,application/json";
@@ -170,25 +165,25 @@ export class RestMapper {
     this.loading = undefined;
   }
 
-  /** The mapping for an exact version, refreshing discovery once when it is unknown. */
-  async forGvk(gvk: GroupVersionKind): Promise<ResourceMapping | undefined> {
-    await this.ensure();
-    const key = `${gvk.group}/${gvk.version}/${gvk.kind}`;
-    if (!this.byGvk.has(key) && Date.now() - this.loadedAt > 500) {
-      this.reset();
-      await this.ensure();
-    }
-    return this.byGvk.get(key);
+  /** The mapping of a kind at an exact apiVersion (`apps/v1`, `v1`). */
+  async forApiVersion(apiVersion: string, kind: string): Promise<ResourceMapping | undefined> {
+    const version = apiVersion.includes("/") ? apiVersion.split("/")[1]! : apiVersion;
+    return this.lookup("byGvk", `${groupOf(apiVersion)}/${version}/${kind}`);
   }
 
   /** The preferred-version mapping of a group/kind (inventory entries carry no version). */
-  async forGroupKind(group: string, kind: string, refresh = true): Promise<ResourceMapping | undefined> {
+  async forGroupKind(group: string, kind: string): Promise<ResourceMapping | undefined> {
+    return this.lookup("byGk", `${group}/${kind}`);
+  }
+
+  /** A mapping, refreshing discovery once when it is unknown (unless it was read in the last 500 ms). */
+  private async lookup(table: "byGvk" | "byGk", key: string): Promise<ResourceMapping | undefined> {
     await this.ensure();
-    if (!this.byGk.has(`${group}/${kind}`) && refresh && Date.now() - this.loadedAt > 500) {
+    if (!this[table].has(key) && Date.now() - this.loadedAt > 500) {
       this.reset();
       await this.ensure();
     }
-    return this.byGk.get(`${group}/${kind}`);
+    return this[table].get(key);
   }
 
   /** The group/versions discovery could not describe (see UnavailableGroupVersion), once loaded. */

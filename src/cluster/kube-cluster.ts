@@ -89,8 +89,7 @@ export class KubeCluster implements Cluster {
   }
 
   async serves(apiVersion: string, kind: string): Promise<boolean> {
-    const version = apiVersion.includes("/") ? apiVersion.split("/")[1]! : apiVersion;
-    return Boolean(await this.discover(() => this.mapper.forGvk({ group: groupOf(apiVersion), version, kind })));
+    return Boolean(await this.discover(() => this.mapper.forApiVersion(apiVersion, kind)));
   }
 
   resetDiscovery(): void {
@@ -118,7 +117,7 @@ export class KubeCluster implements Cluster {
     // CRD missing, the read finds nothing, which is what the caller's discovery check says too.
     if (!apiVersion && group === KPT_GROUP && kind === RESOURCE_GROUP_KIND && !this.mapper.loaded) return RESOURCE_GROUP_MAPPING;
     const m = apiVersion
-      ? await this.discover(() => this.mapper.forGvk({ group, version: apiVersion.includes("/") ? apiVersion.split("/")[1]! : apiVersion, kind }))
+      ? await this.discover(() => this.mapper.forApiVersion(apiVersion, kind))
       : await this.discover(() => this.mapper.forGroupKind(group, kind));
     if (!m) {
       const unavailable = this.mapper.unavailableOf(group);
@@ -180,16 +179,23 @@ export class KubeCluster implements Cluster {
     return { dryRun: opts.dryRun ? "All" : undefined, fieldManager: opts.fieldManager, ...extra };
   }
 
-  async create(obj: KubeObject, opts: WriteOptions = {}): Promise<KubeObject> {
+  /** A write that sends the object itself: POST to its collection, else PUT or PATCH of it (`sub`: a subresource). */
+  private async writeObject(method: "POST" | "PUT" | "PATCH", obj: KubeObject, opts: WriteOptions, verb: string, o: { sub?: string; contentType?: string; force?: boolean; idempotent?: boolean } = {}): Promise<KubeObject> {
     const m = await this.mapping(groupOf(obj.apiVersion), obj.kind, obj.apiVersion);
-    return this.transport.request("POST", this.collectionPath(m, obj.metadata.namespace), {
+    const path = method === "POST" ? this.collectionPath(m, obj.metadata.namespace) : `${this.objectPath(m, obj.metadata.namespace ?? "", obj.metadata.name ?? "")}${o.sub ?? ""}`;
+    return this.transport.request(method, path, {
       body: obj,
-      query: this.writeQuery(opts),
+      contentType: o.contentType,
+      query: this.writeQuery(opts, { force: o.force ? true : undefined }),
       signal: opts.signal,
-      what: `create ${obj.kind} ${obj.metadata.name}`,
-      // A fixed name makes a repeated create answer 409 AlreadyExists instead of making a second object.
-      idempotent: Boolean(obj.metadata.name),
+      what: `${verb} ${obj.kind} ${obj.metadata.name}`,
+      idempotent: o.idempotent,
     });
+  }
+
+  async create(obj: KubeObject, opts: WriteOptions = {}): Promise<KubeObject> {
+    // A fixed name makes a repeated create answer 409 AlreadyExists instead of making a second object.
+    return this.writeObject("POST", obj, opts, "create", { idempotent: Boolean(obj.metadata.name) });
   }
 
   async patch(ref: ObjRef, patch: unknown, type: PatchType, opts: WriteOptions = {}): Promise<KubeObject> {
@@ -215,34 +221,15 @@ export class KubeCluster implements Cluster {
   }
 
   async apply(obj: KubeObject, opts: WriteOptions & { fieldManager: string; force: boolean }): Promise<KubeObject> {
-    const m = await this.mapping(groupOf(obj.apiVersion), obj.kind, obj.apiVersion);
-    return this.transport.request("PATCH", this.objectPath(m, obj.metadata.namespace ?? "", obj.metadata.name ?? ""), {
-      body: obj,
-      contentType: PATCH_CONTENT_TYPES.apply,
-      query: this.writeQuery(opts, { force: opts.force ? true : undefined }),
-      signal: opts.signal,
-      what: `apply ${obj.kind} ${obj.metadata.name}`,
-    });
+    return this.writeObject("PATCH", obj, opts, "apply", { contentType: PATCH_CONTENT_TYPES.apply, force: opts.force });
   }
 
   async update(obj: KubeObject, opts: WriteOptions = {}): Promise<KubeObject> {
-    const m = await this.mapping(groupOf(obj.apiVersion), obj.kind, obj.apiVersion);
-    return this.transport.request("PUT", this.objectPath(m, obj.metadata.namespace ?? "", obj.metadata.name ?? ""), {
-      body: obj,
-      query: this.writeQuery(opts),
-      signal: opts.signal,
-      what: `update ${obj.kind} ${obj.metadata.name}`,
-    });
+    return this.writeObject("PUT", obj, opts, "update");
   }
 
   async updateStatus(obj: KubeObject, opts: WriteOptions = {}): Promise<KubeObject> {
-    const m = await this.mapping(groupOf(obj.apiVersion), obj.kind, obj.apiVersion);
-    return this.transport.request("PUT", `${this.objectPath(m, obj.metadata.namespace ?? "", obj.metadata.name ?? "")}/status`, {
-      body: obj,
-      query: this.writeQuery(opts),
-      signal: opts.signal,
-      what: `update status of ${obj.kind} ${obj.metadata.name}`,
-    });
+    return this.writeObject("PUT", obj, opts, "update status of", { sub: "/status" });
   }
 
   async delete(ref: ObjRef, opts: DeleteOptions = {}): Promise<"deleted" | "terminating" | "notfound"> {

@@ -226,7 +226,7 @@ export class LiveCache {
   /** Marks an object gone after we deleted it and the server said it no longer exists. */
   forget(ref: ObjRef): void {
     const c = this.collections.get(collectionKey(ref.group, ref.kind, ref.namespace));
-    if (c?.objects.delete(ref.name)) this.emit(c, ref.name, undefined);
+    if (c?.objects.has(ref.name)) this.drop(c, ref.name);
   }
 
   /** Keeps `obj` (slimmed) unless the cache holds the same object at the same or a newer version. */
@@ -313,10 +313,7 @@ export class LiveCache {
           this.put(c, o);
         }
         for (const existing of [...c.objects.keys()]) {
-          if ((!name || existing === name) && !seen.has(existing)) {
-            c.objects.delete(existing);
-            this.emit(c, existing, undefined);
-          }
+          if ((!name || existing === name) && !seen.has(existing)) this.drop(c, existing);
         }
         rv = list.resourceVersion;
         c.error = undefined;
@@ -444,7 +441,7 @@ export class LiveCache {
     }
   }
 
-  /** A read found the object gone that the watch had not told of. */
+  /** The object is gone: we deleted it, or a read found it gone that the watch had not told of. */
   private drop(c: Collection, name: string): void {
     c.objects.delete(name);
     this.emit(c, name, undefined);

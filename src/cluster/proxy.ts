@@ -120,7 +120,6 @@ function inCidr(ip: string, cidr: string): boolean {
 interface TunnelOptions {
   /** CA bundle to verify an https:// proxy with (Go uses the client's TLS settings for it). */
   ca?: Buffer;
-  timeoutMs?: number;
 }
 
 /** A connection to host:port through the proxy (an HTTP CONNECT tunnel or SOCKS5). */
@@ -155,14 +154,11 @@ function readSome(socket: Duplex, until: (buf: Buffer) => number): Promise<{ hea
       cleanup();
       resolve({ head: buf.subarray(0, end), rest: buf.subarray(end) });
     };
-    const onEnd = () => {
-      cleanup();
-      reject(Object.assign(new Error("the proxy closed the connection"), { code: "ECONNRESET" }));
-    };
     const onError = (e: Error) => {
       cleanup();
       reject(e);
     };
+    const onEnd = () => onError(Object.assign(new Error("the proxy closed the connection"), { code: "ECONNRESET" }));
     const cleanup = () => {
       socket.off("data", onData);
       socket.off("end", onEnd);

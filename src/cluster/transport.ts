@@ -119,32 +119,24 @@ export class Transport {
     const common = { keepAlive: true, maxSockets: this.maxSockets, keepAliveMsecs: 30_000 };
     const proxy = this.proxy;
     const ca = this.conn.ca;
-    if (this.url.protocol === "http:") {
-      agent = new HttpAgent(common);
-      armConnectTimeouts(agent, false);
-      if (proxy) {
-        (agent as any).createConnection = (options: any, cb: (err: Error | null, s?: unknown) => void) => {
-          openTunnel(proxy, options.host, Number(options.port), { ca }).then((s) => cb(null, s), cb);
-          return undefined;
-        };
-      }
-    } else {
-      // One TLS context for every connection of the agent: without it, Node builds a new one
-      // (parsing the CA and the client key) for each connection, a few ms apiece.
-      const secureContext = createSecureContext({ ca, cert: creds.cert, key: creds.key });
-      agent = new Agent({ ...common, secureContext, rejectUnauthorized: !this.conn.insecureSkipTlsVerify, servername: this.conn.tlsServerName });
-      armConnectTimeouts(agent, true);
-      if (proxy) {
-        // TLS to the API server inside the tunnel, with the agent's own TLS options.
-        (agent as any).createConnection = (options: any, cb: (err: Error | null, s?: unknown) => void) => {
-          openTunnel(proxy, options.host, Number(options.port), { ca }).then((socket) => {
-            const tls = tlsConnect({ ...options, socket, servername: options.servername || this.conn.tlsServerName || (/^[\d.]+$|:/.test(options.host) ? undefined : options.host) });
-            limitHandshake(tls, false);
-            cb(null, tls);
-          }, cb);
-          return undefined;
-        };
-      }
+    const tls = this.url.protocol !== "http:";
+    // One TLS context for every connection of the agent: without it, Node builds a new one
+    // (parsing the CA and the client key) for each connection, a few ms apiece.
+    agent = tls
+      ? new Agent({ ...common, secureContext: createSecureContext({ ca, cert: creds.cert, key: creds.key }), rejectUnauthorized: !this.conn.insecureSkipTlsVerify, servername: this.conn.tlsServerName })
+      : new HttpAgent(common);
+    armConnectTimeouts(agent, tls);
+    if (proxy) {
+      (agent as any).createConnection = (options: any, cb: (err: Error | null, s?: unknown) => void) => {
+        openTunnel(proxy, options.host, Number(options.port), { ca }).then((socket) => {
+          if (!tls) return cb(null, socket);
+          // TLS to the API server inside the tunnel, with the agent's own TLS options.
+          const tlsSocket = tlsConnect({ ...options, socket, servername: options.servername || this.conn.tlsServerName || (/^[\d.]+$|:/.test(options.host) ? undefined : options.host) });
+          limitHandshake(tlsSocket, false);
+          cb(null, tlsSocket);
+        }, cb);
+        return undefined;
+      };
     }
     // Agents of earlier certificates stay until close(): a watch opened with one keeps running.
     this.agents.set(id, agent);

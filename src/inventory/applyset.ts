@@ -17,8 +17,9 @@ import {
 } from "../model/inventory-keys.js";
 import type { ApplySetParent, InventoryInfo, KubeObject } from "../model/kube-object.js";
 import type { ApplySetScope } from "../model/plan.js";
-import { refKey, type ObjRef } from "../model/ref.js";
+import type { ObjRef } from "../model/ref.js";
 import type { InventoryPolicy } from "./policy.js";
+import { uniqueRefs } from "./resource-group.js";
 
 /** The name kpt-ts gives itself in the tooling annotation (`kpt-ts/v0.1.0`). */
 export const TOOLING_NAME = "kpt-ts";
@@ -196,13 +197,5 @@ export function parentRefusal(parent: KubeObject, info: InventoryInfo, policy: I
 
 /** Members found by label, as refs, in a stable order (the lists' order), each once. */
 export function memberRefs(objects: Iterable<KubeObject>, group: string, kind: string): ObjRef[] {
-  const seen = new Set<string>();
-  const out: ObjRef[] = [];
-  for (const o of objects) {
-    const ref = { group, kind, namespace: o.metadata.namespace ?? "", name: o.metadata.name ?? "" };
-    if (seen.has(refKey(ref))) continue;
-    seen.add(refKey(ref));
-    out.push(ref);
-  }
-  return out;
+  return uniqueRefs([...objects].map((o) => ({ group, kind, namespace: o.metadata.namespace ?? "", name: o.metadata.name ?? "" })));
 }

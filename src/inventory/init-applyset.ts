@@ -12,7 +12,7 @@ import { checkDnsLabel, checkDnsSubdomain } from "../object/names.js";
 import type { PackageFile } from "../object/parse-package.js";
 import { parseYamlDocuments } from "../object/yaml-documents.js";
 import { applySetId } from "./applyset.js";
-import { formatYamlString, generateInventoryName, startInit, type FileWrite, type InitPlan } from "./init.js";
+import { describeInvalid, formatYamlString, generateInventoryName, rootPackageTest, startInit, type FileWrite, type InitPlan } from "./init.js";
 
 export const DEFAULT_APPLYSET_FILE = "applyset.yaml";
 
@@ -90,8 +90,7 @@ interface ExistingInventory {
 
 /** The root package's inventories of any kind: the Kptfile's section, ResourceGroups, ApplySets. */
 function existingInventories(files: readonly PackageFile[]): ExistingInventory[] {
-  const subpackages = files.map((f) => posix.dirname(f.path)).filter((d, i) => d !== "." && posix.basename(files[i]!.path) === "Kptfile");
-  const inRoot = (rel: string): boolean => !subpackages.some((d) => rel.startsWith(`${d}/`));
+  const inRoot = rootPackageTest(files);
   const out: ExistingInventory[] = [];
   for (const f of files) {
     if (!inRoot(f.path)) continue;
@@ -110,9 +109,4 @@ function existingInventories(files: readonly PackageFile[]): ExistingInventory[]
     }
   }
   return out;
-}
-
-function describeInvalid(what: string, value: string, check: (s: string) => string | undefined): string | undefined {
-  const bad = check(value);
-  return bad ? `${what} "${value}" is not valid: ${bad}` : undefined;
 }

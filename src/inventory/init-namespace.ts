@@ -6,8 +6,7 @@
 // anything not in it, a different version of a listed kind included, counts as namespaced.
 
 import type { PackageIssue } from "../model/errors.js";
-import type { PackageFile } from "../object/parse-package.js";
-import { LOCAL_CONFIG_ANNOTATION } from "../object/parse-package.js";
+import { LOCAL_CONFIG_ANNOTATION, type PackageFile } from "../object/parse-package.js";
 import { isRecord } from "../model/kube-object.js";
 import { typeName } from "../object/validate-object.js";
 import { parseYamlDocuments } from "../object/yaml-documents.js";

@@ -155,9 +155,15 @@ function currentUnixNanos(): bigint {
   return BigInt(Date.now()) * 1_000_000n + (process.hrtime.bigint() % 1_000_000n);
 }
 
-function describeInvalid(what: string, value: string, check: (s: string) => string | undefined): string | undefined {
+export function describeInvalid(what: string, value: string, check: (s: string) => string | undefined): string | undefined {
   const bad = check(value);
   return bad ? `${what} "${value}" is not valid: ${bad}` : undefined;
+}
+
+/** Whether a file belongs to the root package (not to a nested package, a directory with its own Kptfile). */
+export function rootPackageTest(files: readonly PackageFile[]): (rel: string) => boolean {
+  const subpackages = files.map((f) => posix.dirname(f.path)).filter((d, i) => d !== "." && posix.basename(files[i]!.path) === "Kptfile");
+  return (rel) => !subpackages.some((d) => rel.startsWith(`${d}/`));
 }
 
 interface ExistingKptfileInventory {
@@ -179,8 +185,7 @@ type ExistingInventories =
 
 /** The root Kptfile's inventory and the ResourceGroups of the root package (not of nested packages). */
 function findExistingInventories(files: readonly PackageFile[], rgFile: string, display: (rel: string) => string): ExistingInventories {
-  const subpackages = files.map((f) => posix.dirname(f.path)).filter((d, i) => d !== "." && posix.basename(files[i]!.path) === "Kptfile");
-  const inRoot = (rel: string): boolean => !subpackages.some((d) => rel.startsWith(`${d}/`));
+  const inRoot = rootPackageTest(files);
   const resourceGroups: ExistingResourceGroup[] = [];
   let kptfile: ExistingKptfileInventory | undefined;
   for (const f of files) {

@@ -23,13 +23,21 @@ export function inventoryRef(info: Pick<InventoryInfo, "name" | "namespace">): O
 export function refsOfResourceGroup(rg: KubeObject | undefined): ObjRef[] {
   const list = (rg?.spec as { resources?: unknown } | undefined)?.resources;
   if (!Array.isArray(list)) return [];
-  const seen = new Set<string>();
-  const out: ObjRef[] = [];
+  const refs: ObjRef[] = [];
   for (const e of list) {
     if (!e || typeof e !== "object") continue;
     const r = e as Record<string, unknown>;
     if (typeof r.kind !== "string" || typeof r.name !== "string") continue;
-    const ref = { group: String(r.group ?? ""), kind: r.kind, namespace: String(r.namespace ?? ""), name: r.name };
+    refs.push({ group: String(r.group ?? ""), kind: r.kind, namespace: String(r.namespace ?? ""), name: r.name });
+  }
+  return uniqueRefs(refs);
+}
+
+/** Each ref once (its first), in order. */
+export function uniqueRefs(refs: Iterable<ObjRef>): ObjRef[] {
+  const seen = new Set<string>();
+  const out: ObjRef[] = [];
+  for (const ref of refs) {
     if (seen.has(refKey(ref))) continue;
     seen.add(refKey(ref));
     out.push(ref);

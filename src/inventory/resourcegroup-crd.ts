@@ -5,6 +5,38 @@ import type { KubeObject } from "../model/kube-object.js";
 
 export const RESOURCE_GROUP_CRD_NAME = "resourcegroups.kpt.dev";
 
+// The schema of one status condition, the same under status.conditions and each resourceStatuses entry.
+const CONDITION_SCHEMA = {
+  "properties": {
+    "lastTransitionTime": {
+      "description": "last time the condition transit from one status to another",
+      "format": "date-time",
+      "type": "string"
+    },
+    "message": {
+      "description": "human-readable message indicating details about last transition",
+      "type": "string"
+    },
+    "reason": {
+      "description": "one-word CamelCase reason for the condition's last transition",
+      "type": "string"
+    },
+    "status": {
+      "description": "Status of the condition",
+      "type": "string"
+    },
+    "type": {
+      "description": "Type of the condition",
+      "type": "string"
+    }
+  },
+  "required": [
+    "status",
+    "type"
+  ],
+  "type": "object"
+};
+
 export const RESOURCE_GROUP_CRD: KubeObject = {
   "apiVersion": "apiextensions.k8s.io/v1",
   "kind": "CustomResourceDefinition",
@@ -119,36 +151,7 @@ export const RESOURCE_GROUP_CRD: KubeObject = {
                 "properties": {
                   "conditions": {
                     "description": "Conditions lists the conditions of the current status for the group",
-                    "items": {
-                      "properties": {
-                        "lastTransitionTime": {
-                          "description": "last time the condition transit from one status to another",
-                          "format": "date-time",
-                          "type": "string"
-                        },
-                        "message": {
-                          "description": "human-readable message indicating details about last transition",
-                          "type": "string"
-                        },
-                        "reason": {
-                          "description": "one-word CamelCase reason for the condition's last transition",
-                          "type": "string"
-                        },
-                        "status": {
-                          "description": "Status of the condition",
-                          "type": "string"
-                        },
-                        "type": {
-                          "description": "Type of the condition",
-                          "type": "string"
-                        }
-                      },
-                      "required": [
-                        "status",
-                        "type"
-                      ],
-                      "type": "object"
-                    },
+                    "items": CONDITION_SCHEMA,
                     "type": "array"
                   },
                   "observedGeneration": {
@@ -166,36 +169,7 @@ export const RESOURCE_GROUP_CRD: KubeObject = {
                           "type": "string"
                         },
                         "conditions": {
-                          "items": {
-                            "properties": {
-                              "lastTransitionTime": {
-                                "description": "last time the condition transit from one status to another",
-                                "format": "date-time",
-                                "type": "string"
-                              },
-                              "message": {
-                                "description": "human-readable message indicating details about last transition",
-                                "type": "string"
-                              },
-                              "reason": {
-                                "description": "one-word CamelCase reason for the condition's last transition",
-                                "type": "string"
-                              },
-                              "status": {
-                                "description": "Status of the condition",
-                                "type": "string"
-                              },
-                              "type": {
-                                "description": "Type of the condition",
-                                "type": "string"
-                              }
-                            },
-                            "required": [
-                              "status",
-                              "type"
-                            ],
-                            "type": "object"
-                          },
+                          "items": CONDITION_SCHEMA,
                           "type": "array"
                         },
                         "group": {

@@ -1,11 +1,10 @@
 // computeStatus: kstatus' Compute for one object, plus kpt's Config Connector reader.
 // Pure: the object must already carry its live status; `now` is injected for the Pod rule.
 
-import type { KubeObject } from "../model/kube-object.js";
+import { isRecord, type KubeObject } from "../model/kube-object.js";
 import { mustComplete } from "../model/lifecycle-keys.js";
 import { groupOf } from "../model/ref.js";
 import { deletionHolds } from "./deletion-holds.js";
-import { isRecord } from "../model/kube-object.js";
 import { MalformedStatusError } from "./fields.js";
 import { current, unknown } from "./results.js";
 import { configConnectorStatus, isConfigConnectorGroup } from "./rules/config-connector.js";

@@ -44,9 +44,8 @@ export async function waitFor(cache: Pick<LiveCache, "get" | "readError" | "subs
   const byKey = new Map(targets.map((t) => [refKey(t.ref), t]));
   /** What a waiting object waits on: what holds it from going, or what the explainer found. */
   const explained = new Map<string, WaitReason[]>();
-  const reasonsOf = (key: string, f: Pick<Followed, "last">) => (desired === "NotFound" ? f.last.heldBy : explained.get(key));
   const withReasons = (key: string, f: Pick<Followed, "last">) => {
-    const reasons = reasonsOf(key, f);
+    const reasons = desired === "NotFound" ? f.last.heldBy : explained.get(key);
     return reasons?.length ? { reasons } : {};
   };
   const outcomes = new Map<string, WaitOutcome>();

@@ -35,10 +35,6 @@ const RULES: ReadonlyMap<string, KindRule> = new Map<string, KindRule>([
   ["apiextensions.k8s.io/CustomResourceDefinition", crdStatus],
 ]);
 
-function kindRuleKey(group: string, kind: string): string {
-  return group === "" ? kind : `${group}/${kind}`;
-}
-
 export function findKindRule(group: string, kind: string): KindRule | undefined {
-  return RULES.get(kindRuleKey(group, kind));
+  return RULES.get(group === "" ? kind : `${group}/${kind}`);
 }

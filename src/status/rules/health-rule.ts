@@ -3,8 +3,7 @@
 // evaluated on this object (a field not set yet) leaves it InProgress with the error, never
 // Current and never a crash.
 
-import type { KubeObject } from "../../model/kube-object.js";
-import { isRecord } from "../../model/kube-object.js";
+import { isRecord, type KubeObject } from "../../model/kube-object.js";
 import { current, failed, inProgress } from "../results.js";
 import { generationMessage } from "./generic.js";
 import type { HealthExpression, HealthRule, StatusResult } from "../types.js";

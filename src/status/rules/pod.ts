@@ -1,9 +1,8 @@
 // Pod (kstatus podConditions). Completed pods are Current either way: a finished Pod has
 // nothing left to reconcile, and its success is the owner's (Job's) business.
 
-import type { KubeObject } from "../../model/kube-object.js";
+import { isRecord, type KubeObject } from "../../model/kube-object.js";
 import { findCondition, hasCondition, readConditions } from "../conditions.js";
-import { isRecord } from "../../model/kube-object.js";
 import { stringField, unexpectedType } from "../fields.js";
 import { current, failed, inProgress, unknown } from "../results.js";
 import type { StatusResult } from "../types.js";
