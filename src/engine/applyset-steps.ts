@@ -9,13 +9,12 @@ import { parentOwnership, sameScope, scopeOf, storedScope } from "../inventory/a
 import { deleteParent, writeParent } from "../inventory/cluster-applyset.js";
 import { CancelledError } from "../model/errors.js";
 import type { StepOf } from "../model/plan.js";
-import { applyEarly, finalInventory, leftAfterDestroy } from "./inventory-steps.js";
+import { applyEarly, finalInventory, inventoryStep, leftAfterDestroy } from "./inventory-steps.js";
 import type { RunContext, StepHandler } from "./step-context.js";
 
 export const applySetAddStep: StepHandler<StepOf<"applyset-add">> = {
-  group: () => ({ action: "Inventory" }),
-  // Says that the run stopped before it changed anything.
-  afterInterrupt: () => true,
+  // Runs after an interrupt too, to say that the run stopped before it changed anything.
+  ...inventoryStep,
   async run(step, ctx) {
     if (!ctx.dry && ctx.o.signal?.aborted) throw new CancelledError("interrupted before anything was changed");
     if (!step.scope) return;
@@ -26,8 +25,7 @@ export const applySetAddStep: StepHandler<StepOf<"applyset-add">> = {
 };
 
 export const applySetSetStep: StepHandler<StepOf<"applyset-set">> = {
-  group: () => ({ action: "Inventory" }),
-  afterInterrupt: () => true,
+  ...inventoryStep,
   async run(_step, ctx) {
     if (ctx.dry) return;
     await narrowParent(ctx, await finalInventory(ctx));
@@ -35,8 +33,7 @@ export const applySetSetStep: StepHandler<StepOf<"applyset-set">> = {
 };
 
 export const applySetDeleteStep: StepHandler<StepOf<"applyset-delete">> = {
-  group: () => ({ action: "Inventory" }),
-  afterInterrupt: () => true,
+  ...inventoryStep,
   async run(_step, ctx) {
     const stored = ctx.state.stored;
     if (ctx.dry || !stored) return;

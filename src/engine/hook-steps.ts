@@ -149,10 +149,8 @@ export const hookWaitStep: StepHandler<StepOf<"hook-wait">> = {
     });
     if (failed) state.failedPhases.add(step.phase);
     // A hook of this phase failed, here or when it was created: before the package, that ends the run.
-    if (state.failedPhases.has(step.phase)) {
-      if (step.phase === "pre-apply" || step.phase === "pre-destroy") {
-        state.stopped = `a ${step.phase} hook failed: nothing of the package was ${step.phase === "pre-apply" ? "applied" : "deleted"}`;
-      }
+    if (state.failedPhases.has(step.phase) && (step.phase === "pre-apply" || step.phase === "pre-destroy")) {
+      state.stopped = `a ${step.phase} hook failed: nothing of the package was ${step.phase === "pre-apply" ? "applied" : "deleted"}`;
     }
   },
 };
@@ -173,15 +171,11 @@ async function deleteHook(ctx: RunContext, h: PlannedHook, policy: string): Prom
   try {
     // Background: a Job's Pods go with it; the inventory forgets it once the server accepted the delete.
     await ctx.writer.delete(h.ref, { propagationPolicy: "Background", ...(live ? { uid: live.metadata.uid } : {}) });
-    ctx.state.hooks.delete(h.ref);
-    emit(h.ref, "delete", "Successful", { message: policy });
   } catch (err) {
-    if (err instanceof ApiError && err.notFound) {
-      ctx.state.hooks.delete(h.ref);
-      return emit(h.ref, "delete", "Successful", { message: policy });
-    }
-    emit(h.ref, "delete", "Failed", { message: `${policy}: ${(err as Error).message}` });
+    if (!(err instanceof ApiError && err.notFound)) return emit(h.ref, "delete", "Failed", { message: `${policy}: ${(err as Error).message}` });
   }
+  ctx.state.hooks.delete(h.ref);
+  emit(h.ref, "delete", "Successful", { message: policy });
 }
 
 /**

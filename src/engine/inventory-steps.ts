@@ -24,10 +24,12 @@ export const installCrdStep: StepHandler<StepOf<"install-crd">> = {
   },
 };
 
+/** What every inventory step shares: kpt's Inventory group, and running after an interrupt (so the inventory covers what may exist). */
+export const inventoryStep = { group: () => ({ action: "Inventory" as const }), afterInterrupt: () => true };
+
 export const inventoryAddStep: StepHandler<StepOf<"inventory-add">> = {
-  group: () => ({ action: "Inventory" }),
-  // Says that the run stopped before it changed anything.
-  afterInterrupt: () => true,
+  // Runs after an interrupt too, to say that the run stopped before it changed anything.
+  ...inventoryStep,
   async run(step, ctx) {
     if (!ctx.dry && ctx.o.signal?.aborted) throw new CancelledError("interrupted before anything was changed");
     if (!step.refs) return;
@@ -47,8 +49,7 @@ export async function applyEarly(ctx: RunContext, ref: ObjRef): Promise<void> {
 }
 
 export const inventorySetStep: StepHandler<StepOf<"inventory-set">> = {
-  group: () => ({ action: "Inventory" }),
-  afterInterrupt: () => true,
+  ...inventoryStep,
   async run(_step, ctx) {
     if (ctx.dry) return;
     const { plan, state, recorder, o } = ctx;
@@ -71,8 +72,7 @@ export const inventorySetStep: StepHandler<StepOf<"inventory-set">> = {
 };
 
 export const inventoryDeleteStep: StepHandler<StepOf<"inventory-delete">> = {
-  group: () => ({ action: "Inventory" }),
-  afterInterrupt: () => true,
+  ...inventoryStep,
   async run(_step, ctx) {
     const { info } = ctx.plan.inventory;
     // The stored one: the destroy's hooks may have been added to it (inventory-add).

@@ -48,28 +48,16 @@ async function toApplySet(cluster: Cluster, plan: KindMigration, p: MigrateKindP
   const refs = new RefSet([...rg.refs, ...parent.refs]).toArray();
   p.done(`success (${refs.length} inventory objects)`);
 
-  p.step("read the inventory's objects");
-  const live = await readLive(cluster, refs, o.signal);
-  const owned = [...live.values()].filter((l) => [from.id, to.id].includes(ownerOf(l) ?? ""));
-  const skipped = [...live.values()].filter((l) => !owned.includes(l)).map((l) => ({ ref: refOfLive(l), owner: ownerOf(l) ?? "" }));
-  p.done(`success (${live.size} found)`);
+  const { owned, skipped } = await readOwned(cluster, refs, [from.id, to.id], p, o.signal);
 
-  p.step(`create the ApplySet parent ${to.namespace}/${parentRef(to).kind}/${to.name}`);
-  if (!o.dryRun) await writeParent(cluster, to, scopeOf(owned.map(refOfLive), to.namespace), { basedOn: parent.object ?? null, onConflict: "merge", signal: o.signal });
-  p.done();
-
-  p.step(`label ${owned.length} objects as the ApplySet's members`);
-  if (!o.dryRun) await markAll(cluster, owned, { labels: { [APPLYSET_PART_OF_LABEL]: to.id }, annotations: { [OWNING_INVENTORY_ANNOTATION]: to.id } }, o.signal);
-  p.done();
-
-  if (rg.object) {
-    p.step(`delete the ResourceGroup ${from.namespace}/${from.name}`);
-    if (!o.dryRun) await deleteClusterInventory(cluster, from, { basedOn: rg.object, signal: o.signal });
-    p.done();
-  }
-  p.step("write the package's applyset.yaml");
-  if (!o.dryRun) await o.writePackage();
-  p.done();
+  await write(p, o, `create the ApplySet parent ${to.namespace}/${parentRef(to).kind}/${to.name}`, () =>
+    writeParent(cluster, to, scopeOf(owned.map(refOfLive), to.namespace), { basedOn: parent.object ?? null, onConflict: "merge", signal: o.signal }),
+  );
+  await write(p, o, `label ${owned.length} objects as the ApplySet's members`, () =>
+    markAll(cluster, owned, { labels: { [APPLYSET_PART_OF_LABEL]: to.id }, annotations: { [OWNING_INVENTORY_ANNOTATION]: to.id } }, o.signal),
+  );
+  if (rg.object) await write(p, o, `delete the ResourceGroup ${from.namespace}/${from.name}`, () => deleteClusterInventory(cluster, from, { basedOn: rg.object, signal: o.signal }));
+  await write(p, o, "write the package's applyset.yaml", () => o.writePackage());
   return { marked: owned.length, skipped };
 }
 
@@ -87,33 +75,38 @@ async function toResourceGroup(cluster: Cluster, plan: KindMigration, p: Migrate
   const refs = new RefSet([...set.refs, ...existing.refs]).toArray();
   p.done(`success (${refs.length} inventory objects)`);
 
-  p.step("ensuring ResourceGroup CRD exists in cluster");
-  if (!o.dryRun && !crd) await installResourceGroupCrd(cluster, { signal: o.signal });
-  p.done();
+  await write(p, o, "ensuring ResourceGroup CRD exists in cluster", async () => {
+    if (!crd) await installResourceGroupCrd(cluster, { signal: o.signal });
+  });
+  const { owned, skipped } = await readOwned(cluster, refs, [from.id], p, o.signal);
 
+  await write(p, o, `store the ResourceGroup ${to.namespace}/${to.name}`, () =>
+    writeClusterInventory(cluster, to, new RefSet([...existing.refs, ...owned.map(refOfLive)]).toArray(), { basedOn: existing.object ?? null, onConflict: "merge", signal: o.signal }),
+  );
+  await write(p, o, `remove the ApplySet label from ${owned.length} objects`, () =>
+    markAll(cluster, owned, { labels: { [APPLYSET_PART_OF_LABEL]: null }, annotations: { [OWNING_INVENTORY_ANNOTATION]: to.id } }, o.signal),
+  );
+  const setObject = set.object;
+  if (setObject) await write(p, o, `delete the ApplySet parent ${from.namespace}/${parentRef(from).kind}/${from.name}`, () => deleteParent(cluster, from, { basedOn: setObject, signal: o.signal }));
+  await write(p, o, "write the package's resourcegroup.yaml", () => o.writePackage());
+  return { marked: owned.length, skipped };
+}
+
+/** One step that writes: a dry run only names it. */
+async function write(p: MigrateKindProgress, o: MigrateKindOptions, label: string, action: () => Promise<unknown>): Promise<void> {
+  p.step(label);
+  if (!o.dryRun) await action();
+  p.done();
+}
+
+/** The inventory's objects that exist, split into those `owners` own (to re-mark) and the rest (left alone). */
+async function readOwned(cluster: Cluster, refs: readonly ObjRef[], owners: string[], p: MigrateKindProgress, signal?: AbortSignal): Promise<Pick<MigrateKindResult, "skipped"> & { owned: KubeObject[] }> {
   p.step("read the inventory's objects");
-  const live = await readLive(cluster, refs, o.signal);
-  const owned = [...live.values()].filter((l) => ownerOf(l) === from.id);
+  const live = await readLive(cluster, refs, signal);
+  const owned = [...live.values()].filter((l) => owners.includes(ownerOf(l) ?? ""));
   const skipped = [...live.values()].filter((l) => !owned.includes(l)).map((l) => ({ ref: refOfLive(l), owner: ownerOf(l) ?? "" }));
   p.done(`success (${live.size} found)`);
-
-  p.step(`store the ResourceGroup ${to.namespace}/${to.name}`);
-  if (!o.dryRun) await writeClusterInventory(cluster, to, new RefSet([...existing.refs, ...owned.map(refOfLive)]).toArray(), { basedOn: existing.object ?? null, onConflict: "merge", signal: o.signal });
-  p.done();
-
-  p.step(`remove the ApplySet label from ${owned.length} objects`);
-  if (!o.dryRun) await markAll(cluster, owned, { labels: { [APPLYSET_PART_OF_LABEL]: null }, annotations: { [OWNING_INVENTORY_ANNOTATION]: to.id } }, o.signal);
-  p.done();
-
-  if (set.object) {
-    p.step(`delete the ApplySet parent ${from.namespace}/${parentRef(from).kind}/${from.name}`);
-    if (!o.dryRun) await deleteParent(cluster, from, { basedOn: set.object, signal: o.signal });
-    p.done();
-  }
-  p.step("write the package's resourcegroup.yaml");
-  if (!o.dryRun) await o.writePackage();
-  p.done();
-  return { marked: owned.length, skipped };
+  return { owned, skipped };
 }
 
 /** The live objects of `refs` that exist (metadata only), read one LIST per kind and namespace. */

@@ -4,7 +4,7 @@
 // then stored as a ConfigMap beside the inventory (see cluster-history.ts). The real kpt never looks at these ConfigMaps: it finds
 // inventories by name (ResourceGroup), and they carry none of cli-utils' labels or annotations.
 
-import { formatRef } from "../model/ref.js";
+import { formatRef, type ObjRef } from "../model/ref.js";
 import type { RunTally } from "../model/run-tally.js";
 import { isRecord, type KubeObject } from "../model/kube-object.js";
 
@@ -30,32 +30,20 @@ interface ChangeCounts {
   noop: number;
 }
 
-interface FailedObject {
-  group: string;
-  kind: string;
-  namespace: string;
-  name: string;
+interface FailedObject extends ObjRef {
   /** What failed: the write (apply/prune/delete), the wait that followed (reconcile), a hook, a replacement. */
   action: "apply" | "prune" | "delete" | "reconcile" | "hook" | "replace";
   error: string;
 }
 
 /** A hook the run ran (docs/lifecycle.md) and how it ended. */
-export interface HookRun {
+export interface HookRun extends ObjRef {
   phase: string;
-  group: string;
-  kind: string;
-  namespace: string;
-  name: string;
   result: "completed" | "failed" | "timeout" | "skipped";
 }
 
 /** An object the run deleted and created again (an immutable field), and why. */
-export interface Replacement {
-  group: string;
-  kind: string;
-  namespace: string;
-  name: string;
+export interface Replacement extends ObjRef {
   reason: string;
 }
 
@@ -98,11 +86,11 @@ export function startChange(o: { command: ChangeCommand; inventory: ChangeRecord
 /** What the run did so far, from its tally: kapp's counts, the skips, the failed objects (the first 50). */
 export function withOutcome(r: ChangeRecord, t: RunTally): ChangeRecord {
   const c = t.operations;
-  const failed = t.failures.slice(0, MAX_FAILED).map((f) => ({ group: f.ref.group, kind: f.ref.kind, namespace: f.ref.namespace, name: f.ref.name, action: f.action, error: f.error.slice(0, MAX_ERROR_CHARS) }));
+  const failed = t.failures.slice(0, MAX_FAILED).map((f) => ({ ...storedRef(f.ref), action: f.action, error: f.error.slice(0, MAX_ERROR_CHARS) }));
   const { moreFailed: _more, hooks: _hooks, replaced: _replaced, ...rest } = r;
   const result = { Successful: "completed", Failed: "failed", Timeout: "timeout", Skipped: "skipped" } as const;
-  const hooks = t.hooks.slice(0, MAX_FAILED).map((h): HookRun => ({ phase: h.phase, group: h.ref.group, kind: h.ref.kind, namespace: h.ref.namespace, name: h.ref.name, result: result[h.status] }));
-  const replaced = t.replaced.slice(0, MAX_FAILED).map((x): Replacement => ({ group: x.ref.group, kind: x.ref.kind, namespace: x.ref.namespace, name: x.ref.name, reason: x.reason.slice(0, MAX_ERROR_CHARS) }));
+  const hooks = t.hooks.slice(0, MAX_FAILED).map((h): HookRun => ({ phase: h.phase, ...storedRef(h.ref), result: result[h.status] }));
+  const replaced = t.replaced.slice(0, MAX_FAILED).map((x): Replacement => ({ ...storedRef(x.ref), reason: x.reason.slice(0, MAX_ERROR_CHARS) }));
   return {
     ...rest,
     ...(hooks.length ? { hooks } : {}),
@@ -185,7 +173,6 @@ export function changeFromConfigMap(cm: KubeObject): ChangeRecord | undefined {
   if (!isRecord(raw) || !isRecord(raw.inventory) || typeof raw.startedAt !== "string" || typeof raw.command !== "string") return undefined;
   const counts: Record<string, unknown> = isRecord(raw.counts) ? raw.counts : {};
   const num = (v: unknown) => (typeof v === "number" && Number.isFinite(v) ? v : 0);
-  const str = (v: unknown) => (typeof v === "string" ? v : "");
   const results: ChangeResult[] = ["running", "succeeded", "failed", "interrupted"];
   return {
     name: cm.metadata.name,
@@ -197,21 +184,28 @@ export function changeFromConfigMap(cm: KubeObject): ChangeRecord | undefined {
     result: results.includes(raw.result as ChangeResult) ? (raw.result as ChangeResult) : "running",
     counts: { create: num(counts.create), delete: num(counts.delete), update: num(counts.update), noop: num(counts.noop) },
     skipped: num(raw.skipped),
-    failed: Array.isArray(raw.failed) ? raw.failed.filter(isRecord).map((f) => ({ group: str(f.group), kind: str(f.kind), namespace: str(f.namespace), name: str(f.name), action: str(f.action) as FailedObject["action"], error: str(f.error) })) : [],
+    failed: Array.isArray(raw.failed) ? raw.failed.filter(isRecord).map((f) => ({ ...storedRef(f), action: str(f.action) as FailedObject["action"], error: str(f.error) })) : [],
     ...(num(raw.moreFailed) ? { moreFailed: num(raw.moreFailed) } : {}),
     ...(typeof raw.error === "string" ? { error: raw.error } : {}),
-    ...hooksAndReplacements(raw, str),
+    ...hooksAndReplacements(raw),
   };
 }
 
 /** The hooks and replacements a stored record lists, read as defensively as the rest of it. */
-function hooksAndReplacements(raw: Record<string, unknown>, str: (v: unknown) => string): Pick<ChangeRecord, "hooks" | "replaced"> {
+function hooksAndReplacements(raw: Record<string, unknown>): Pick<ChangeRecord, "hooks" | "replaced"> {
   const results: HookRun["result"][] = ["completed", "failed", "timeout", "skipped"];
   const hooks = Array.isArray(raw.hooks)
-    ? raw.hooks.filter(isRecord).map((h): HookRun => ({ phase: str(h.phase), group: str(h.group), kind: str(h.kind), namespace: str(h.namespace), name: str(h.name), result: results.includes(h.result as HookRun["result"]) ? (h.result as HookRun["result"]) : "failed" }))
+    ? raw.hooks.filter(isRecord).map((h): HookRun => ({ phase: str(h.phase), ...storedRef(h), result: results.includes(h.result as HookRun["result"]) ? (h.result as HookRun["result"]) : "failed" }))
     : [];
-  const replaced = Array.isArray(raw.replaced) ? raw.replaced.filter(isRecord).map((x): Replacement => ({ group: str(x.group), kind: str(x.kind), namespace: str(x.namespace), name: str(x.name), reason: str(x.reason) })) : [];
+  const replaced = Array.isArray(raw.replaced) ? raw.replaced.filter(isRecord).map((x): Replacement => ({ ...storedRef(x), reason: str(x.reason) })) : [];
   return { ...(hooks.length ? { hooks } : {}), ...(replaced.length ? { replaced } : {}) };
+}
+
+const str = (v: unknown): string => (typeof v === "string" ? v : "");
+
+/** A ref's four fields alone, in the order records store them; strings only (a stored record is read defensively). */
+function storedRef(r: { group?: unknown; kind?: unknown; namespace?: unknown; name?: unknown }): ObjRef {
+  return { group: str(r.group), kind: str(r.kind), namespace: str(r.namespace), name: str(r.name) };
 }
 
 /** `pre-apply job.batch/db-migrate completed` */

@@ -10,29 +10,28 @@ const VERSION = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
 
 type NameRule = "dns-subdomain" | "dns-label" | "dns-1035-label" | "path-segment";
 
-export function checkDnsSubdomain(s: string): string | undefined {
-  if (s.length > 253) return "must be no more than 253 characters";
-  if (!DNS1123_SUBDOMAIN.test(s)) {
-    return "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character (e.g. 'example.com')";
-  }
-  return undefined;
+/** A value of at most `max` characters matching `pattern`; else the API server's words. */
+function checkSyntax(max: number, pattern: RegExp, explanation: string): (s: string) => string | undefined {
+  return (s) => (s.length > max ? `must be no more than ${max} characters` : pattern.test(s) ? undefined : explanation);
 }
 
-export function checkDnsLabel(s: string): string | undefined {
-  if (s.length > 63) return "must be no more than 63 characters";
-  if (!DNS1123_LABEL.test(s)) {
-    return "a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and end with an alphanumeric character (e.g. 'my-name' or '123-abc')";
-  }
-  return undefined;
-}
+export const checkDnsSubdomain = checkSyntax(
+  253,
+  DNS1123_SUBDOMAIN,
+  "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character (e.g. 'example.com')",
+);
 
-function checkDns1035Label(s: string): string | undefined {
-  if (s.length > 63) return "must be no more than 63 characters";
-  if (!DNS1035_LABEL.test(s)) {
-    return "a DNS-1035 label must consist of lower case alphanumeric characters or '-', start with an alphabetic character, and end with an alphanumeric character (e.g. 'my-name' or 'abc-123')";
-  }
-  return undefined;
-}
+export const checkDnsLabel = checkSyntax(
+  63,
+  DNS1123_LABEL,
+  "a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and end with an alphanumeric character (e.g. 'my-name' or '123-abc')",
+);
+
+const checkDns1035Label = checkSyntax(
+  63,
+  DNS1035_LABEL,
+  "a DNS-1035 label must consist of lower case alphanumeric characters or '-', start with an alphabetic character, and end with an alphanumeric character (e.g. 'my-name' or 'abc-123')",
+);
 
 function checkPathSegment(s: string): string | undefined {
   if (s === "." || s === "..") return `may not be '${s}'`;
@@ -59,13 +58,11 @@ export function checkQualifiedName(key: string): string | undefined {
   return undefined;
 }
 
-export function checkLabelValue(value: string): string | undefined {
-  if (value.length > 63) return "must be no more than 63 characters";
-  if (!LABEL_VALUE.test(value)) {
-    return "a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyValue' or 'my_value' or '12345')";
-  }
-  return undefined;
-}
+export const checkLabelValue = checkSyntax(
+  63,
+  LABEL_VALUE,
+  "a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyValue' or 'my_value' or '12345')",
+);
 
 /** `version` or `group/version`, the group a DNS subdomain. */
 export function checkApiVersion(apiVersion: string): string | undefined {

@@ -105,7 +105,7 @@ export function analyzePackage(input: PackageInput, opts: ParsePackageOptions): 
     if (!input.fromStdin && posix.basename(file.path) === "Kptfile") continue;
     const parsed = file.parsed ?? parseYamlDocuments(file.content);
     const where = display(file.path);
-    for (const err of parsed.errors) issues.push({ source: { file: where, line: err.line }, message: `invalid YAML: ${err.message}` });
+    reportYamlErrors(parsed, where, issues);
     if (functionConfigs.has(posix.normalize(file.path))) continue;
     const inRootPackage = input.fromStdin || !isInSubpackage(file.path, subpackageDirs);
     for (const doc of parsed.documents) {
@@ -119,7 +119,7 @@ export function analyzePackage(input: PackageInput, opts: ParsePackageOptions): 
   issues.push(...findDuplicates(found.objects));
   const rootKptfile = kptfiles.find((k) => k.dir === "");
   const inv = resolveInventory(input, found, rootKptfile, opts.requireInventory, rgFileEntries);
-  issues.push(...inv.issues);
+  issues.push(...(inv.issues ?? []));
   for (const e of found.labelled) {
     issues.push({
       source: { file: e.file, line: e.lineOf(["metadata", "labels", INVENTORY_ID_LABEL]) ?? e.line },
@@ -130,7 +130,7 @@ export function analyzePackage(input: PackageInput, opts: ParsePackageOptions): 
   const contents: PackageContents = { path: input.path, objects: found.objects };
   if (found.healthRules.length > 0) contents.healthRules = found.healthRules;
   if (inv.inventory) contents.inventory = inv.inventory;
-  return { ...contents, issues, warnings: inv.warnings };
+  return { ...contents, issues, warnings: inv.warnings ?? [] };
 }
 
 /** One document, or one item of a `*List` document. */
@@ -170,7 +170,7 @@ function readKptfiles(files: PackageFile[], display: (rel: string) => string, is
     if (posix.basename(f.path) !== "Kptfile") continue;
     const parsed = parseYamlDocuments(f.content);
     const file = display(f.path);
-    for (const err of parsed.errors) issues.push({ source: { file, line: err.line }, message: `invalid YAML: ${err.message}` });
+    reportYamlErrors(parsed, file, issues);
     const doc = parsed.documents[0];
     if (!doc) continue;
     // kpt refuses such a Kptfile (yaml.v3 cannot read a string into its KptFile struct); so does kpt-ts.
@@ -182,6 +182,10 @@ function readKptfiles(files: PackageFile[], display: (rel: string) => string, is
     out.push({ dir: dir === "." ? "" : dir, entry: { value: doc.value, file, line: doc.line, lineOf: doc.lineOf } });
   }
   return out;
+}
+
+function reportYamlErrors(parsed: ParsedYaml, file: string, issues: PackageIssue[]): void {
+  for (const err of parsed.errors) issues.push({ source: { file, line: err.line }, message: `invalid YAML: ${err.message}` });
 }
 
 /** Files named by `pipeline.{mutators,validators}[].configPath`, relative to the package root. */
@@ -224,12 +228,7 @@ function classifyEntry(e: Entry, inRootPackage: boolean, fromStdin: boolean, fou
     if (fromStdin) found.streamKptfiles.push(e);
     return;
   }
-  if (kind === RESOURCE_GROUP_KIND && apiVersion === RESOURCE_GROUP_API_VERSION) {
-    if (inRootPackage) found.resourceGroups.push(e);
-    return;
-  }
-  // kpt-ts's ApplySet inventory document (`live init --inventory-kind applyset`): never applied.
-  if (kind === APPLYSET_FILE_KIND && apiVersion === APPLYSET_FILE_API_VERSION) {
+  if (isInventoryDocument(v)) {
     if (inRootPackage) found.resourceGroups.push(e);
     return;
   }
@@ -313,10 +312,11 @@ function findDuplicates(objects: PackageObject[]): PackageIssue[] {
   return issues;
 }
 
+/** `issues` and `warnings` absent: there are none. */
 interface InventoryResolution {
   inventory?: InventoryInfo;
-  issues: PackageIssue[];
-  warnings: string[];
+  issues?: PackageIssue[];
+  warnings?: string[];
 }
 
 /**
@@ -329,11 +329,11 @@ function readInventoryFile(f: PackageFile, issues: PackageIssue[]): Entry[] {
     return [];
   }
   const parsed = parseYamlDocuments(f.content);
-  for (const err of parsed.errors) issues.push({ source: { file: f.path, line: err.line }, message: `invalid YAML: ${err.message}` });
+  reportYamlErrors(parsed, f.path, issues);
   const rgs: Entry[] = [];
   for (const doc of parsed.documents) {
     const v = doc.value;
-    if (isRecord(v) && ((v.kind === RESOURCE_GROUP_KIND && v.apiVersion === RESOURCE_GROUP_API_VERSION) || (v.kind === APPLYSET_FILE_KIND && v.apiVersion === APPLYSET_FILE_API_VERSION))) {
+    if (isInventoryDocument(v)) {
       rgs.push({ value: v, file: f.path, line: doc.line, lineOf: doc.lineOf });
       continue;
     }
@@ -360,18 +360,15 @@ function resolveInventory(input: PackageInput, found: Found, rootKptfile: Kptfil
   const own = [...kptfileInventories, ...found.resourceGroups];
   if (input.givenInventory) {
     const theirs = [...own, ...rgFileEntries];
-    if (theirs.length === 0) return { inventory: input.givenInventory, issues: [], warnings: [] };
-    return {
-      issues: [{ source: at(theirs[0]!), message: `--applyset gives the inventory, but the ${input.fromStdin ? "stream" : "package"} has one too: remove one of them, or drop --applyset` }],
-      warnings: [],
-    };
+    if (theirs.length === 0) return { inventory: input.givenInventory };
+    return { issues: [{ source: at(theirs[0]!), message: `--applyset gives the inventory, but the ${input.fromStdin ? "stream" : "package"} has one too: remove one of them, or drop --applyset` }] };
   }
   if (rgFileEntries.length > 0 && own.length > 0) {
     issues.push({
       source: at(rgFileEntries[0]!),
       message: `--rg-file gives the inventory, but the ${input.fromStdin ? "stream" : "package"} has one too (${loc(own[0]!)}): remove one of them, or drop --rg-file`,
     });
-    return { issues, warnings: [] };
+    return { issues };
   }
   const rgs = [...found.resourceGroups, ...rgFileEntries];
 
@@ -397,23 +394,22 @@ function resolveInventory(input: PackageInput, found: Found, rootKptfile: Kptfil
       message: `inventory was found in both Kptfile and ResourceGroup object (${loc(rgs[0]!)}); keep the one the package was applied with: delete the Kptfile's "inventory:" section or the ResourceGroup`,
     });
   }
-  if (issues.length > 0) return { issues, warnings: [] };
+  if (issues.length > 0) return { issues };
 
   if (rgs.length === 1) return isApplySetDocument(rgs[0]!.value) ? inventoryFromApplySet(rgs[0]!) : inventoryFromResourceGroup(rgs[0]!);
   if (kptfileInventories.length === 1) return inventoryFromKptfile(kptfileInventories[0]!);
-  if (!required) return { issues: [], warnings: [] };
+  if (!required) return {};
   const message = input.fromStdin
     ? `no ResourceGroup object was provided within the stream: include the package's ResourceGroup (the resourcegroup.yaml written by "kpt-ts live init") in the input, or give it with --rg-file FILE`
     : `Package uninitialized: no ResourceGroup object was found in the package; run "kpt-ts live init ${input.path}" to add one (it records which objects the package owns, so later runs can prune them)`;
-  return { issues: [{ message }], warnings: [] };
+  return { issues: [{ message }] };
 }
 
 function inventoryFromResourceGroup(e: Entry): InventoryResolution {
   const v = isRecord(e.value) ? e.value : {};
   const meta = isRecord(v.metadata) ? v.metadata : {};
   const labels = stringEntries(meta.labels);
-  const name = typeof meta.name === "string" ? meta.name : "";
-  const namespace = typeof meta.namespace === "string" ? meta.namespace : "";
+  const { name, namespace } = nameAndNamespace(meta);
   const id = labels[INVENTORY_ID_LABEL] ?? "";
   const problems = [
     ...checkInventoryField("metadata.name", name, checkDnsSubdomain),
@@ -421,17 +417,12 @@ function inventoryFromResourceGroup(e: Entry): InventoryResolution {
     ...checkInventoryField(`label "${INVENTORY_ID_LABEL}"`, id, checkLabelValue),
   ];
   if (problems.length > 0) {
-    return {
-      issues: [{ source: { file: e.file, line: e.line }, object: describeObject(v) ?? "ResourceGroup", message: `the provided ResourceGroup is not valid: ${problems.join("; ")}` }],
-      warnings: [],
-    };
+    return { issues: [{ source: { file: e.file, line: e.line }, object: describeObject(v) ?? "ResourceGroup", message: `the provided ResourceGroup is not valid: ${problems.join("; ")}` }] };
   }
   // The id label is added back from `id` wherever the inventory is written.
   const otherLabels = Object.fromEntries(Object.entries(labels).filter(([k]) => k !== INVENTORY_ID_LABEL));
   return {
-    inventory: { name, namespace, id, labels: otherLabels, annotations: stripConfigAnnotations(stringEntries(meta.annotations)), origin: "resourcegroup", source: { file: e.file, line: e.line }, ...lineOfNamespace(e, ["metadata", "namespace"]) },
-    issues: [],
-    warnings: [],
+    inventory: { name, namespace, id, labels: otherLabels, annotations: stripConfigAnnotations(stringEntries(meta.annotations)), origin: "resourcegroup", source: { file: e.file, line: e.line }, namespaceLine: () => e.lineOf(["metadata", "namespace"]) },
   };
 }
 
@@ -439,13 +430,17 @@ function isApplySetDocument(v: unknown): boolean {
   return isRecord(v) && v.kind === APPLYSET_FILE_KIND && v.apiVersion === APPLYSET_FILE_API_VERSION;
 }
 
+/** A ResourceGroup, or kpt-ts's ApplySet inventory document (`live init --inventory-kind applyset`): never applied. */
+function isInventoryDocument(v: unknown): boolean {
+  return isApplySetDocument(v) || (isRecord(v) && v.kind === RESOURCE_GROUP_KIND && v.apiVersion === RESOURCE_GROUP_API_VERSION);
+}
+
 /** kpt-ts's applyset.yaml: the parent's name, namespace and kind (Secret or ConfigMap); the id follows from them. */
 function inventoryFromApplySet(e: Entry): InventoryResolution {
   const v = isRecord(e.value) ? e.value : {};
   const meta = isRecord(v.metadata) ? v.metadata : {};
   const spec = isRecord(v.spec) ? v.spec : {};
-  const name = typeof meta.name === "string" ? meta.name : "";
-  const namespace = typeof meta.namespace === "string" ? meta.namespace : "";
+  const { name, namespace } = nameAndNamespace(meta);
   const parentKind = spec.parentKind ?? "Secret";
   const problems = [
     ...checkInventoryField("metadata.name", name, checkDnsSubdomain),
@@ -453,7 +448,7 @@ function inventoryFromApplySet(e: Entry): InventoryResolution {
     ...(parentKind === "Secret" || parentKind === "ConfigMap" ? [] : [`spec.parentKind must be Secret or ConfigMap, not ${JSON.stringify(parentKind)}`]),
   ];
   if (problems.length > 0) {
-    return { issues: [{ source: { file: e.file, line: e.line }, object: describeObject(v) ?? "ApplySet", message: `the ApplySet inventory is not valid: ${problems.join("; ")}` }], warnings: [] };
+    return { issues: [{ source: { file: e.file, line: e.line }, object: describeObject(v) ?? "ApplySet", message: `the ApplySet inventory is not valid: ${problems.join("; ")}` }] };
   }
   const kind = parentKind as "Secret" | "ConfigMap";
   const labels = stringEntries(meta.labels);
@@ -468,16 +463,13 @@ function inventoryFromApplySet(e: Entry): InventoryResolution {
       source: { file: e.file, line: e.line },
       applySet: { kind },
     },
-    issues: [],
-    warnings: [],
   };
 }
 
 function inventoryFromKptfile(e: Entry): InventoryResolution {
   const inv = isRecord(e.value) && isRecord(e.value.inventory) ? e.value.inventory : {};
   const source: SourcePos = { file: e.file, line: e.lineOf(["inventory"]) ?? e.line };
-  const name = typeof inv.name === "string" ? inv.name : "";
-  const namespace = typeof inv.namespace === "string" ? inv.namespace : "";
+  const { name, namespace } = nameAndNamespace(inv);
   const id = typeof inv.inventoryID === "string" ? inv.inventoryID : "";
   // kpt's own words for the three required fields.
   const problems = [
@@ -486,20 +478,19 @@ function inventoryFromKptfile(e: Entry): InventoryResolution {
     ...(id ? checkInventoryField('"inventory.inventoryID"', id, checkLabelValue) : ['"inventory.inventoryID" must not be empty']),
   ];
   if (problems.length > 0) {
-    return { issues: [{ source, object: "Kptfile", message: `the inventory in the Kptfile is not valid: ${problems.join("; ")}` }], warnings: [] };
+    return { issues: [{ source, object: "Kptfile", message: `the inventory in the Kptfile is not valid: ${problems.join("; ")}` }] };
   }
   return {
-    inventory: { name, namespace, id, labels: stringEntries(inv.labels), annotations: stripConfigAnnotations(stringEntries(inv.annotations)), origin: "kptfile", source, ...lineOfNamespace(e, ["inventory", "namespace"]) },
-    issues: [],
+    inventory: { name, namespace, id, labels: stringEntries(inv.labels), annotations: stripConfigAnnotations(stringEntries(inv.annotations)), origin: "kptfile", source, namespaceLine: () => e.lineOf(["inventory", "namespace"]) },
     warnings: [
       `the inventory is read from the Kptfile (${source.file}:${source.line}); a ResourceGroup file is recommended: "kpt-ts live migrate" moves it there unchanged (kpt's migrate takes the namespace from the kubeconfig instead)`,
     ],
   };
 }
 
-/** Where the inventory's namespace is written, found when asked. */
-function lineOfNamespace(e: Entry, path: FieldPath): { namespaceLine: () => number | undefined } {
-  return { namespaceLine: () => e.lineOf(path) };
+/** `name` and `namespace` where they are strings, else "" (reported as missing). */
+function nameAndNamespace(r: Record<string, unknown>): { name: string; namespace: string } {
+  return { name: typeof r.name === "string" ? r.name : "", namespace: typeof r.namespace === "string" ? r.namespace : "" };
 }
 
 function checkInventoryField(what: string, value: string, check: (s: string) => string | undefined): string[] {

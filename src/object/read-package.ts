@@ -11,7 +11,7 @@ import type { IgnoreMatcher } from "./krmignore.js";
 import { analyzePackage, contentsOf, requestBytesOf, requestBytesToMeasure } from "./parse-package.js";
 import type { PackageParseCache, ParseCache } from "./parse-cache.js";
 import { parseYamlDocuments, restoreYamlDocuments, type ParsedYaml, type YamlSnapshot } from "./yaml-documents.js";
-import type { PackageContents, PackageFile, PackageInput } from "./parse-package.js";
+import type { PackageFile, PackageInput } from "./parse-package.js";
 import type { InventoryInfo, Package } from "../model/kube-object.js";
 
 interface ReadPackageOptions {
@@ -29,11 +29,6 @@ interface ReadPackageOptions {
 
 /** Reads and checks a package that must have an inventory; throws one PackageError with every issue. */
 export async function readPackage(path: string, opts: ReadPackageOptions = {}): Promise<Package> {
-  // With requireInventory, a package without one has an issue and never gets here.
-  return (await readPackageInput(path, opts, true)) as Package;
-}
-
-async function readPackageInput(path: string, opts: ReadPackageOptions, requireInventory: boolean): Promise<PackageContents> {
   // (A path that does not resolve gets no cache: collecting its files says what is wrong with it.)
   const scope = path === "-" ? "-" : await realpath(path).catch(() => undefined);
   const cache = scope !== undefined ? opts.parseCache?.open(scope) : undefined;
@@ -44,10 +39,11 @@ async function readPackageInput(path: string, opts: ReadPackageOptions, requireI
   if (opts.rgFile !== undefined && !(await isPackageFile(path, input.files, opts.rgFile))) input.inventoryFile = await readInventoryFile(opts.rgFile);
   if (opts.inventory) input.givenInventory = opts.inventory;
   if (cache) await parseWithCache(input.files, cache);
-  const analysis = analyzePackage(input, { requireInventory });
+  const analysis = analyzePackage(input, { requireInventory: true });
   for (const w of analysis.warnings) opts.onWarning?.(w);
   if (analysis.issues.length > 0) throw new PackageError(analysis.issues);
-  return contentsOf(analysis);
+  // With requireInventory, a package without one has an issue and never gets here.
+  return contentsOf(analysis) as Package;
 }
 
 /**
@@ -82,7 +78,7 @@ async function parseWithCache(files: PackageFile[], cache: PackageParseCache): P
  * A cached parse of a file's very bytes, restored without decoding them: the bytes decoded
  * without a fault when they were parsed, and their text is only needed for a message's line.
  */
-function cachedParse(cache: PackageParseCache): (rel: string, bytes: Uint8Array) => PackageFile | undefined {
+function cachedParse(cache: PackageParseCache): CachedParse {
   return (rel, bytes) => {
     if (posix.basename(rel) === "Kptfile") return undefined;
     const snap = cache.read(bytes);

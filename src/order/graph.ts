@@ -211,29 +211,26 @@ function findComponents(g: Graph, vertices: number[]): number[][] {
   const onStack = new Set<number>();
   const stack: number[] = [];
   const components: number[][] = [];
+  const frames: { v: number; next: Iterator<number> }[] = [];
   let counter = 0;
+  const enter = (v: number): void => {
+    order.set(v, counter);
+    low.set(v, counter++);
+    stack.push(v);
+    onStack.add(v);
+    frames.push({ v, next: g.deps[v]!.values() });
+  };
   for (const root of vertices) {
     if (order.has(root)) continue;
-    const frames: { v: number; next: Iterator<number> }[] = [{ v: root, next: g.deps[root]!.values() }];
-    order.set(root, counter);
-    low.set(root, counter++);
-    stack.push(root);
-    onStack.add(root);
+    enter(root);
     while (frames.length > 0) {
       const frame = frames[frames.length - 1]!;
       const step = frame.next.next();
       if (!step.done) {
         const w = step.value;
         if (!inSet.has(w)) continue;
-        if (!order.has(w)) {
-          order.set(w, counter);
-          low.set(w, counter++);
-          stack.push(w);
-          onStack.add(w);
-          frames.push({ v: w, next: g.deps[w]!.values() });
-        } else if (onStack.has(w)) {
-          low.set(frame.v, Math.min(low.get(frame.v)!, order.get(w)!));
-        }
+        if (!order.has(w)) enter(w);
+        else if (onStack.has(w)) low.set(frame.v, Math.min(low.get(frame.v)!, order.get(w)!));
         continue;
       }
       frames.pop();

@@ -176,11 +176,8 @@ function fileProblem(st: Stats): string | undefined {
 const READ_FLAGS = constants.O_RDONLY | (constants.O_NOFOLLOW ?? 0) | (constants.O_NONBLOCK ?? 0);
 const CREATE_FLAGS = constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | (constants.O_NOFOLLOW ?? 0);
 
-/**
- * A cache file's bytes, or undefined when it is missing or may not be trusted (see fileProblem).
- * `touch`: marks it used (its modification time), for a clean-up of unused entries.
- */
-export async function readEntry(file: string, opts: { touch?: boolean } = {}): Promise<Buffer | undefined> {
+/** A cache file's bytes, or undefined when it is missing or may not be trusted (see fileProblem). */
+export async function readEntry(file: string): Promise<Buffer | undefined> {
   let handle;
   try {
     handle = await open(file, READ_FLAGS);
@@ -198,10 +195,6 @@ export async function readEntry(file: string, opts: { touch?: boolean } = {}): P
       n += bytesRead;
     }
     if (n !== st.size) return undefined;
-    if (opts.touch) {
-      const now = new Date();
-      await handle.utimes(now, now).catch(() => undefined);
-    }
     return buf;
   } catch {
     return undefined;

@@ -177,59 +177,49 @@ function sameKeyOrder(from: JsonValue[], to: JsonValue[], mergeKey: string): boo
 function diffListsOfObjects(from: JsonValue[], to: JsonValue[], items: PatchSchema | undefined, mergeKey: string, opts: DiffOptions): { changed: JsonValue[]; deleted: JsonValue[] } {
   requireMergeKey(from, mergeKey);
   requireMergeKey(to, mergeKey);
-  const keyOf = (v: JsonValue) => formatScalar((v as JsonObject)[mergeKey]!);
-  const a = sortByString(from, keyOf);
-  const b = sortByString(to, keyOf);
   const changed: JsonValue[] = [];
   const deleted: JsonValue[] = [];
-  let i = 0;
-  let j = 0;
-  while (i < a.length || j < b.length) {
-    const cmp = i >= a.length ? 1 : j >= b.length ? -1 : compareStrings(keyOf(a[i]!), keyOf(b[j]!));
-    if (cmp === 0) {
-      const sub = diffObjects(a[i] as JsonObject, b[j] as JsonObject, items, opts);
+  walkSorted(from, to, (v) => formatScalar((v as JsonObject)[mergeKey]!), {
+    both(x, y) {
+      const sub = diffObjects(x as JsonObject, y as JsonObject, items, opts);
       if (Object.keys(sub).length > 0) {
-        sub[mergeKey] = (b[j] as JsonObject)[mergeKey]!;
+        sub[mergeKey] = (y as JsonObject)[mergeKey]!;
         changed.push(sub);
       }
-      i++;
-      j++;
-    } else if (cmp > 0) {
-      if (!opts.skipChanges) changed.push(b[j]!);
-      j++;
-    } else {
-      if (!opts.skipDeletions) deleted.push({ [mergeKey]: (a[i] as JsonObject)[mergeKey]!, [PATCH_DIRECTIVE]: "delete" });
-      i++;
-    }
-  }
+    },
+    onlyTo: opts.skipChanges ? undefined : (y) => changed.push(y),
+    onlyFrom: opts.skipDeletions ? undefined : (x) => deleted.push({ [mergeKey]: (x as JsonObject)[mergeKey]!, [PATCH_DIRECTIVE]: "delete" }),
+  });
   return { changed, deleted };
 }
 
 function diffListsOfScalars(from: JsonValue[], to: JsonValue[], opts: DiffOptions): { added: JsonValue[]; deleted: JsonValue[] } {
-  const a = sortByString(from, formatScalar);
-  const b = sortByString(to, formatScalar);
   const added: JsonValue[] = [];
   const deleted: JsonValue[] = [];
-  let i = 0;
-  let j = 0;
-  while (i < a.length || j < b.length) {
-    const cmp = i >= a.length ? 1 : j >= b.length ? -1 : compareStrings(formatScalar(a[i]!), formatScalar(b[j]!));
-    if (cmp === 0) {
-      i++;
-      j++;
-    } else if (cmp > 0) {
-      if (!opts.skipChanges) added.push(b[j]!);
-      j++;
-    } else {
-      if (!opts.skipDeletions) deleted.push(a[i]!);
-      i++;
-    }
-  }
+  walkSorted(from, to, formatScalar, {
+    onlyTo: opts.skipChanges ? undefined : (y) => added.push(y),
+    onlyFrom: opts.skipDeletions ? undefined : (x) => deleted.push(x),
+  });
   return { added, deleted: deleted.filter((v, k) => deleted.indexOf(v) === k) };
 }
 
-function sortByString(list: JsonValue[], keyOf: (v: JsonValue) => string): JsonValue[] {
-  return [...list].sort((x, y) => compareStrings(keyOf(x), keyOf(y)));
+type Visit = ((v: JsonValue) => unknown) | undefined;
+
+/** Both lists sorted by `keyOf`, walked side by side: each item is in both, only in `to`, or only in `from`. */
+function walkSorted(from: JsonValue[], to: JsonValue[], keyOf: (v: JsonValue) => string, on: { both?(x: JsonValue, y: JsonValue): void; onlyTo: Visit; onlyFrom: Visit }): void {
+  const byKey = (x: JsonValue, y: JsonValue) => compareStrings(keyOf(x), keyOf(y));
+  const a = [...from].sort(byKey);
+  const b = [...to].sort(byKey);
+  let i = 0;
+  let j = 0;
+  while (i < a.length || j < b.length) {
+    const cmp = i >= a.length ? 1 : j >= b.length ? -1 : byKey(a[i]!, b[j]!);
+    if (cmp === 0) on.both?.(a[i]!, b[j]!);
+    else if (cmp > 0) on.onlyTo?.(b[j]!);
+    else on.onlyFrom?.(a[i]!);
+    if (cmp <= 0) i++;
+    if (cmp >= 0) j++;
+  }
 }
 
 // JSON merge patch: the diff evanphx/json-patch computes (lists compared whole), then kubectl
