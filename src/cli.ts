@@ -102,30 +102,21 @@ function codeFor(err: unknown): ExitCode {
   return code === EXIT.cancelled && stoppedBy === "SIGTERM" ? EXIT.terminated : code;
 }
 
-async function run(body: () => Promise<void>): Promise<void> {
+/**
+ * Runs a command and exits with its code. `live diff` (diffExit) exits as diff(1) does: 0 nothing
+ * would change, 1 something would, 2 for any trouble (bad flags, package, cluster access, a dry
+ * run the server refused); 130 when interrupted.
+ */
+async function run(body: () => Promise<void | 0 | 1 | 2>, diffExit = false): Promise<void> {
   let code: ExitCode = EXIT.ok;
   try {
-    await body();
+    const result = await body();
+    if (diffExit) code = result as 0 | 1 | 2;
   } catch (err) {
     code = codeFor(err);
-    if ((err as Error | undefined)?.name === "AbortError" && stoppedBy) report(new CancelledError());
+    if (diffExit && code !== EXIT.cancelled && code !== EXIT.terminated) code = 2;
+    if (!diffExit && (err as Error | undefined)?.name === "AbortError" && stoppedBy) report(new CancelledError());
     else report(err);
-  }
-  await finish(code);
-}
-
-/**
- * `live diff` exits as diff(1) does: 0 nothing would change, 1 something would, 2 for any
- * trouble (bad flags, package, cluster access, a dry run the server refused); 130 when interrupted.
- */
-async function runDiff(body: () => Promise<0 | 1 | 2>): Promise<void> {
-  let code: ExitCode;
-  try {
-    code = await body();
-  } catch (err) {
-    code = codeFor(err);
-    if (code !== EXIT.cancelled && code !== EXIT.terminated) code = 2;
-    report(err);
   }
   await finish(code);
 }
@@ -228,7 +219,7 @@ function liveCommand<S extends FlagsSpec>(name: string, def: CommandDef<S>): Com
       io.verbose = globals.v;
       return def.body({ pkgPath: def.pkg ? (args[0] as string) : ".", flags: parseFlags(def.flags, all), globals });
     };
-    return def.diffExit ? runDiff(body as () => Promise<0 | 1 | 2>) : run(async () => void (await body()));
+    return run(body, def.diffExit);
   });
 }
 

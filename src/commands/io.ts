@@ -46,10 +46,6 @@ export async function readStdin(io: CommandIO, limit = MAX_PACKAGE_FILE_BYTES): 
   return Buffer.concat(chunks, size);
 }
 
-async function packageText(path: string, io: CommandIO): Promise<Buffer | undefined> {
-  return path === "-" ? readStdin(io) : undefined;
-}
-
 /**
  * The package a command works on (`-`: standard input), with the reader's warnings on stderr;
  * `applySet`: `--applyset` and `-n`, the inventory of a package without one (kubectl's way).
@@ -63,9 +59,8 @@ export async function readCommandPackage(path: string, io: CommandIO, rgFile?: s
   } catch {
     /* no home directory to keep it in: parse as usual */
   }
-  return readPackage(path, { stdin: await packageText(path, io), onWarning: (w) => io.stderr.write(warningLine(w)), ...(rgFile !== undefined ? { rgFile } : {}), ...(parseCache ? { parseCache } : {}), ...(inventory ? { inventory } : {}) });
+  return readPackage(path, { stdin: path === "-" ? await readStdin(io) : undefined, onWarning: (w) => io.stderr.write(warningLine(w)), ...(rgFile !== undefined ? { rgFile } : {}), ...(parseCache ? { parseCache } : {}), ...(inventory ? { inventory } : {}) });
 }
-
 
 /**
  * How the command computes statuses: the package's health rules and the --health-rules files',

@@ -13,32 +13,20 @@ export function apiErrorHint(err: ApiError): string | undefined {
   const webhook = WEBHOOK.exec(err.message);
   if (webhook) return `the admission webhook ${webhook[1]} refused it: change the object to satisfy its policy, or ask the webhook's owner`;
   if (err.tooLarge) return "the request is larger than the API server (or etcd behind it, 1.5 MiB by default) stores in one object: make the object smaller, or split it";
-  switch (err.status) {
-    case 401:
-      return "the cluster did not accept your credentials: log in again, or check the user of your kubeconfig context";
-    case 403:
-      // The first line already says who may not do what (briefApiError); this says what to do.
-      return forbiddenAdvice(err);
-    case 404:
-      return err instanceof NotServedError ? "install the kind's CustomResourceDefinition first, or add it to the package" : undefined;
-    case 409:
-      return "someone else changed it meanwhile: run the command again";
-    case 422:
-      return "the server rejected the object as invalid: fix it in the package";
-    case 429:
-    case 500:
-    case 502:
-    case 503:
-    case 504:
-      return "the API server is overloaded or failing: try again, and check its health if this persists";
-    default:
-      return undefined;
-  }
+  // The first line already says who may not do what (briefApiError); this says what to do.
+  if (err.status === 403) return forbiddenAdvice(err);
+  if (err.status === 404) return err instanceof NotServedError ? "install the kind's CustomResourceDefinition first, or add it to the package" : undefined;
+  return STATUS_HINTS.get(err.status);
 }
 
-function causeOf(err: KptTsError): unknown {
-  return (err as { cause?: unknown }).cause;
-}
+const OVERLOADED = "the API server is overloaded or failing: try again, and check its health if this persists";
+/** What to do about an API error, where its status alone says it. */
+const STATUS_HINTS = new Map<number, string>([
+  [401, "the cluster did not accept your credentials: log in again, or check the user of your kubeconfig context"],
+  [409, "someone else changed it meanwhile: run the command again"],
+  [422, "the server rejected the object as invalid: fix it in the package"],
+  ...[429, 500, 502, 503, 504].map((status): [number, string] => [status, OVERLOADED]),
+]);
 
 /**
  * The lines that tell an error, escaped for the terminal (terminal-text.ts): a file name, an
@@ -53,7 +41,7 @@ function describeError(err: unknown, verbose: boolean): string[] {
     // A failed run's objects were already reported by the printer; nothing to add but the code.
     if (err instanceof ResultError) return [];
     const lines = [`error: ${err instanceof PackageError ? packageMessage(err) : err.message}`];
-    const cause = causeOf(err);
+    const cause = err.cause;
     const detail = err.detail?.split("\n") ?? [];
     if (cause === undefined) {
       // Without a cause, the detail is advice written for this error: its first line always shows.
@@ -69,7 +57,7 @@ function describeError(err: unknown, verbose: boolean): string[] {
     const lines = [`error: ${briefApiError(err)}`];
     const hint = apiErrorHint(err);
     if (hint) lines.push(hint);
-    if (verbose) lines.push(`caused by: HTTP ${err.status} ${err.reason}: ${err.message}`, ...(err.stack ? [err.stack] : []));
+    if (verbose) lines.push(...causeDetail(err), ...(err.stack ? [err.stack] : []));
     return lines;
   }
   const e = err as Error;

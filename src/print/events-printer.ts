@@ -32,14 +32,12 @@ const SUMMARY_LINES: Record<Actuation | "Wait", (s: RunStats) => string> = {
 export async function printEvents(events: AsyncIterable<EngineEvent>, opts: PrintOptions): Promise<RunStats> {
   // In a terminal, waits show a live view on stderr; kpt's lines are written above it.
   const view = opts.progress && createProgressView({ out: opts.stderr, ...opts.progress, paint: createPalette(true) });
-  const out = (line: string): void => {
-    if (view) view.above(() => opts.stdout.write(line + "\n"));
-    else opts.stdout.write(line + "\n");
+  const writeLine = (stream: NodeJS.WritableStream) => (line: string): void => {
+    if (view) view.above(() => stream.write(line + "\n"));
+    else stream.write(line + "\n");
   };
-  const note = (line: string): void => {
-    if (view) view.above(() => opts.stderr.write(line + "\n"));
-    else opts.stderr.write(line + "\n");
-  };
+  const out = writeLine(opts.stdout);
+  const note = writeLine(opts.stderr);
   const tally = new RunTally();
   const planned: Record<Actuation, number> = { Apply: 0, Prune: 0, Delete: 0 };
   const groupsSeen = new Set<GroupEvent["action"]>();

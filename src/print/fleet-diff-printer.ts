@@ -7,7 +7,7 @@ import { isEffective, summarizeChanges, type ChangeSet } from "../diff/change-se
 import type { ExitCode } from "../model/errors.js";
 import { formatChangeSetText, changeSetJson, type DiffOutput } from "./diff-printer.js";
 import { createPalette } from "./color.js";
-import { escapeHtml, formatChangeSetMarkdown } from "./markdown-printer.js";
+import { cell, escapeHtml, formatChangeSetMarkdown } from "./markdown-printer.js";
 import { escapeDeep, escapeTerminal, escapeTerminalLines } from "./terminal-text.js";
 
 /** One cluster's preview: its change set, or what stopped it. */
@@ -44,10 +44,6 @@ function previewVerdict(p: ClusterPreview): string {
   const errors = p.changes?.changes.filter((c) => c.error).length ?? 0;
   const changes = n === 0 ? "no changes" : `${n} ${n === 1 ? "change" : "changes"}`;
   return errors ? `${changes}, ${errors} ${errors === 1 ? "object fails" : "objects fail"}` : changes;
-}
-
-function cell(text: string): string {
-  return text.replace(/\r?\n/g, " ").replace(/\|/g, "\\|");
 }
 
 export function formatFleetMarkdown(raw: readonly ClusterPreview[], title: string): string {

@@ -6,8 +6,9 @@
 import type { ChalkInstance } from "chalk";
 import type { FleetEvent } from "../model/fleet.js";
 import { countFor, RunTally } from "../model/run-tally.js";
-import { createProgressState, ERASE_PREVIOUS_LINE, pendingObjects, PROGRESS_DELAY_MS, PROGRESS_REDRAW_MS, SPINNER, updateProgress, type ProgressState } from "./progress-view.js";
-import { formatElapsed } from "./waiting-line.js";
+import { createProgressState, pendingObjects, updateProgress, type ProgressState } from "./progress-view.js";
+import { createRedrawnLines, PROGRESS_DELAY_MS, SPINNER, type RedrawnLines, type RedrawnLinesOptions } from "./redrawn-lines.js";
+import { formatElapsed, GOAL_WORDS } from "./waiting-line.js";
 import { escapeTerminal } from "./terminal-text.js";
 
 type RowState = "queued" | "running" | "succeeded" | "failed" | "not-run";
@@ -117,19 +118,10 @@ export function renderFleetView(s: FleetViewState, o: FleetRenderOptions): strin
   return lines;
 }
 
+const MARKS: Record<Exclude<RowState, "running">, string> = { succeeded: "✓", failed: "✗", queued: "·", "not-run": "-" };
+
 function mark(r: ClusterRow, frame: number): string {
-  switch (r.state) {
-    case "running":
-      return SPINNER[frame % SPINNER.length]!;
-    case "succeeded":
-      return "✓";
-    case "failed":
-      return "✗";
-    case "queued":
-      return "·";
-    case "not-run":
-      return "-";
-  }
+  return r.state === "running" ? SPINNER[frame % SPINNER.length]! : MARKS[r.state];
 }
 
 function describe(r: ClusterRow, command: FleetViewState["command"], nowMs: number): string {
@@ -150,7 +142,7 @@ function describe(r: ClusterRow, command: FleetViewState["command"], nowMs: numb
         const pending = pendingObjects(r.progress).length;
         const total = Math.max(r.progress.total, r.progress.objects.size);
         if (pending === 0) return `waiting${elapsed}`;
-        return `waiting for ${pending} of ${total} to ${r.progress.goal === "reconcile" ? "reconcile" : "be deleted"}${elapsed}`;
+        return `waiting for ${pending} of ${total} ${GOAL_WORDS[r.progress.goal]}${elapsed}`;
       }
       if (r.phase === "applying") return `applying ${countFor(s, "Apply")}/${r.planned.apply}${elapsed}`;
       if (r.phase === "pruning" || r.phase === "deleting") return `${r.phase} ${countFor(s, command === "apply" ? "Prune" : "Delete")}/${r.planned.delete}${elapsed}`;
@@ -167,84 +159,45 @@ function done(r: ClusterRow, command: FleetViewState["command"]): string {
   return parts.join(", ");
 }
 
-export interface FleetView {
-  /** Writes a line-producing action above the view (erase, act, redraw). */
-  above(write: () => void): void;
+export interface FleetView extends Pick<RedrawnLines, "above" | "close"> {
   update(e: FleetEvent): void;
   /** Erases the view and stops drawing until resume() (a question to the user). */
   pause(): void;
   resume(): void;
-  close(): void;
 }
 
-interface FleetViewOptions {
-  out: NodeJS.WritableStream;
+interface FleetViewOptions extends RedrawnLinesOptions {
   columns: number;
   rows: number;
   paint: ChalkInstance;
   now?: () => number;
-  /** Redraw period; tests pass 0 to redraw only on events. */
-  intervalMs?: number;
-  signal?: AbortSignal;
 }
 
 export function createFleetView(opts: FleetViewOptions): FleetView {
   const now = opts.now ?? Date.now;
   const state = createFleetViewState();
   const since = now();
-  let drawn = 0;
-  let frame = 0;
   let paused = false;
-  let closed = false;
-  let timer: ReturnType<typeof setInterval> | undefined;
-
-  const erase = () => {
-    if (drawn) opts.out.write(ERASE_PREVIOUS_LINE.repeat(drawn) + "\r");
-    drawn = 0;
-  };
-  const draw = () => {
-    if (closed || paused || now() - since < PROGRESS_DELAY_MS) return;
-    const lines = renderFleetView(state, { nowMs: now(), columns: Math.max(20, opts.columns), maxRows: Math.max(2, Math.min(20, opts.rows - 4)), frame: frame++, paint: opts.paint });
-    if (lines.length) opts.out.write(lines.map((l) => `${l}\n`).join(""));
-    drawn = lines.length;
-  };
-  const redraw = () => {
-    erase();
-    draw();
-  };
-  const close = () => {
-    closed = true;
-    if (timer) clearInterval(timer);
-    timer = undefined;
-    erase();
-  };
-  opts.signal?.addEventListener("abort", close, { once: true });
-  if (opts.intervalMs !== 0) {
-    timer = setInterval(redraw, opts.intervalMs ?? PROGRESS_REDRAW_MS);
-    timer.unref?.();
-  }
+  const view = createRedrawnLines(opts, (frame) => {
+    if (paused || now() - since < PROGRESS_DELAY_MS) return undefined;
+    return renderFleetView(state, { nowMs: now(), columns: Math.max(20, opts.columns), maxRows: Math.max(2, Math.min(20, opts.rows - 4)), frame, paint: opts.paint });
+  });
+  view.startTimer();
   return {
-    above(write) {
-      erase();
-      write();
-      draw();
-    },
+    above: view.above,
     update(e) {
-      if (closed) return;
+      if (view.closed) return;
       updateFleetView(state, e, now());
-      if (opts.intervalMs === 0) redraw();
+      view.updated();
     },
     pause() {
-      erase();
+      view.erase();
       paused = true;
     },
     resume() {
       paused = false;
-      draw();
+      view.draw();
     },
-    close() {
-      opts.signal?.removeEventListener("abort", close);
-      close();
-    },
+    close: view.close,
   };
 }

@@ -17,20 +17,11 @@ interface ListPrintOptions {
   color: boolean;
 }
 
+const RESULT_COLOURS: Record<ShownResult, "green" | "red" | "yellow" | "cyan"> = { succeeded: "green", failed: "red", interrupted: "yellow", unknown: "yellow", running: "cyan" };
+
 function paintResult(result: ShownResult | undefined, text: string, paint: ChalkInstance): string {
-  switch (result) {
-    case "succeeded":
-      return paint.green(text);
-    case "failed":
-      return paint.red(text);
-    case "interrupted":
-    case "unknown":
-      return paint.yellow(text);
-    case "running":
-      return paint.cyan(text);
-    default:
-      return text;
-  }
+  const colour = result && RESULT_COLOURS[result];
+  return colour ? paint[colour](text) : text;
 }
 
 /** `2026-01-02T03:04:05Z`: UTC to the second. */

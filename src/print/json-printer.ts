@@ -35,7 +35,7 @@ export async function printJson(events: AsyncIterable<EngineEvent>, opts: PrintO
           if (opts.showStatusEvents) emit("status", { ...refContent(e.ref), status: e.status, message: e.message });
           break;
         case "summary":
-          for (const [type, content] of summaryContents(tally.stats)) emit(type, content);
+          for (const content of summaryContents(tally.stats)) emit("summary", content);
           break;
         case "warning":
           // kpt's JSON has no warning event: scripts reading stdout see only kpt's lines.
@@ -82,8 +82,8 @@ function groupContent(e: GroupEvent, tally: RunTally): JsonRecord {
 }
 
 /** One summary line per action whose counts are not all zero, in kpt's order. */
-function summaryContents(s: RunStats): [string, JsonRecord][] {
-  const out: [string, JsonRecord][] = [];
+function summaryContents(s: RunStats): JsonRecord[] {
+  const out: JsonRecord[] = [];
   const actions = [
     ["Apply", s.apply],
     ["Prune", s.prune],
@@ -91,11 +91,11 @@ function summaryContents(s: RunStats): [string, JsonRecord][] {
   ] as const;
   for (const [action, a] of actions) {
     if (a.successful + a.skipped + a.failed === 0) continue;
-    out.push(["summary", { action, count: countFor(s, action), successful: a.successful, skipped: a.skipped, failed: a.failed }]);
+    out.push({ action, count: countFor(s, action), successful: a.successful, skipped: a.skipped, failed: a.failed });
   }
   const w = s.wait;
   if (countFor(s, "Wait") > 0) {
-    out.push(["summary", { action: "Wait", count: countFor(s, "Wait"), successful: w.successful, skipped: w.skipped, failed: w.failed, timeout: w.timeout }]);
+    out.push({ action: "Wait", count: countFor(s, "Wait"), successful: w.successful, skipped: w.skipped, failed: w.failed, timeout: w.timeout });
   }
   return out;
 }

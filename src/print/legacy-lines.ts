@@ -2,7 +2,7 @@
 // (v0.29, early 2022), with the few additions kpt-ts needs (skip reasons, skipped applies).
 // Pure: event in, line out.
 
-import type { ApplyEvent, PruneEvent, RunStats, StatusEvent, WaitEvent } from "../model/events.js";
+import type { ApplyEvent, PruneEvent, RunStats, StatusEvent, WaitEvent, WaitStatus } from "../model/events.js";
 import { formatRef } from "../model/ref.js";
 
 /** `service/web created`, or the apply's error. */
@@ -24,20 +24,11 @@ export function formatPruneLine(e: PruneEvent): string {
 
 /** `service/web reconciled`; a failure or timeout also says what the object was still doing. */
 export function formatWaitLine(e: WaitEvent): string {
-  const id = formatRef(e.ref);
-  switch (e.status) {
-    case "Pending":
-      return `${id} reconcile pending`;
-    case "Successful":
-      return `${id} reconciled`;
-    case "Skipped":
-      return `${id} reconcile skipped`;
-    case "Failed":
-      return withReason(`${id} reconcile failed`, e.message);
-    case "Timeout":
-      return withReason(`${id} reconcile timeout`, e.message);
-  }
+  const line = `${formatRef(e.ref)} ${WAIT_WORDS[e.status]}`;
+  return e.status === "Failed" || e.status === "Timeout" ? withReason(line, e.message) : line;
 }
+
+const WAIT_WORDS: Record<WaitStatus, string> = { Pending: "reconcile pending", Successful: "reconciled", Skipped: "reconcile skipped", Failed: "reconcile failed", Timeout: "reconcile timeout" };
 
 /**
  * `deployment.apps/wordpress is Current: Deployment is available. Replicas: 1`; an object being

@@ -13,7 +13,7 @@ import { formatChangeCounts, HOOK_PLACE } from "./change-table.js";
 import { formatStepLines } from "./step-lines.js";
 
 /** A table cell: one line, pipes escaped. */
-function cell(text: string): string {
+export function cell(text: string): string {
   return text.replace(/\r?\n/g, " ").replace(/\|/g, "\\|");
 }
 
@@ -27,11 +27,6 @@ function whyNot(c: Change): string {
   return c.error ? `error: ${c.error}` : (c.skip ?? "");
 }
 
-/** Every change but the unchanged ones, in the change set's order. */
-function markdownRows(cs: ChangeSet): Change[] {
-  return cs.changes.filter((c) => c.operation !== "unchanged");
-}
-
 export function formatChangeSetMarkdown(raw: ChangeSet, title = "kpt-ts live diff"): string {
   const cs = escapeDeep(raw);
   const inv = `${cs.inventory.namespace}/${cs.inventory.name}`;
@@ -40,7 +35,7 @@ export function formatChangeSetMarkdown(raw: ChangeSet, title = "kpt-ts live dif
   const effective = cs.changes.filter(isEffective).length;
   out.push(`**${effective === 0 ? "No changes" : `${effective} ${effective === 1 ? "change" : "changes"}`}**: ${counts}${cs.inventory.exists ? "" : " (the inventory is not in the cluster yet: apply creates it)"}`, "");
   if (cs.local) out.push(`> ${cs.local}`, "");
-  const rows = markdownRows(cs);
+  const rows = cs.changes.filter((c) => c.operation !== "unchanged");
   if (rows.length) {
     out.push("| Operation | Kind | Namespace | Name | Skipped because |", "|---|---|---|---|---|");
     for (const c of rows) out.push(`| ${c.error ? `${c.operation} (fails)` : c.skip ? `${c.operation} (skipped)` : c.operation} | ${cell(c.ref.kind)} | ${cell(c.ref.namespace || "(cluster)")} | ${cell(c.ref.name)} | ${cell(whyNot(c))} |`);

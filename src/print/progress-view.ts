@@ -8,13 +8,9 @@ import type { ChalkInstance } from "chalk";
 import type { EngineEvent, KStatus, WaitReason, WaitStatus } from "../model/events.js";
 import { formatRef, refKey, type ObjRef } from "../model/ref.js";
 import { resolveColor } from "./color.js";
-import { formatDuration, formatElapsed, formatReason } from "./waiting-line.js";
+import { createRedrawnLines, PROGRESS_DELAY_MS, SPINNER, type RedrawnLines, type RedrawnLinesOptions } from "./redrawn-lines.js";
+import { formatReason, formatTiming, GOAL_WORDS } from "./waiting-line.js";
 
-export const SPINNER = ["⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "⠧", "⠇", "⠏"];
-/** A wait shorter than this never shows the view (no flash for objects that are ready at once). */
-export const PROGRESS_DELAY_MS = 400;
-export const PROGRESS_REDRAW_MS = 100;
-export const ERASE_PREVIOUS_LINE = "\x1b[1A\x1b[2K";
 /** Reason lines shown under one pending object at most. */
 const MAX_REASONS_PER_OBJECT = 3;
 
@@ -129,16 +125,14 @@ export function renderProgress(s: ProgressState, o: RenderOptions): string[] {
   const pending = pendingObjects(s);
   if (!s.active || pending.length === 0) return [];
   const total = Math.max(s.total, s.objects.size);
-  const what = s.goal === "reconcile" ? "to reconcile" : "to be deleted";
-  const elapsed = formatElapsed(o.nowMs - s.startedMs);
-  const timing = s.timeoutMs !== undefined ? `${elapsed} elapsed, timeout ${formatDuration(s.timeoutMs)}` : `${elapsed} elapsed`;
+  const timing = formatTiming(o.nowMs - s.startedMs, s.timeoutMs);
   const spinner = SPINNER[o.frame % SPINNER.length]!;
   const counts = new Map<string, number>();
   for (const obj of s.objects.values()) counts.set(countLabel(obj, s.goal), (counts.get(countLabel(obj, s.goal)) ?? 0) + 1);
   const labels = [...counts.keys()].sort((a, b) => rank(a) - rank(b));
   const cut = (text: string) => (text.length >= o.columns ? `${text.slice(0, Math.max(0, o.columns - 2))}…` : text);
   const lines = [
-    o.paint.cyan(cut(`${spinner} waiting for ${pending.length} of ${total} resource(s) ${what} (${timing})`)),
+    o.paint.cyan(cut(`${spinner} waiting for ${pending.length} of ${total} resource(s) ${GOAL_WORDS[s.goal]} (${timing})`)),
     o.paint.dim(cut(`  ${labels.map((l) => `${l}: ${counts.get(l)}`).join("  ")}`)),
   ];
   const shown = pending.slice(0, o.maxObjects);
@@ -162,88 +156,37 @@ function rank(label: string): number {
   return i < 0 ? LABEL_ORDER.length : i;
 }
 
-interface ProgressView {
-  /** Writes a line-producing action above the view (erase, act, redraw). */
-  above(write: () => void): void;
-  update(e: EngineEvent): void;
-  /** Erases the view for good and stops redrawing. */
-  close(): void;
-}
-
-interface ProgressViewOptions {
-  out: NodeJS.WritableStream;
+interface ProgressViewOptions extends RedrawnLinesOptions {
   columns: number;
   rows: number;
   paint: ChalkInstance;
   now?: () => number;
-  /** Redraw period; tests pass 0 to redraw only on events. */
-  intervalMs?: number;
-  /** On abort (Ctrl-C) the view erases itself for good, before anything else is written. */
-  signal?: AbortSignal;
 }
 
-export function createProgressView(opts: ProgressViewOptions): ProgressView {
+export function createProgressView(opts: ProgressViewOptions): Pick<RedrawnLines, "above" | "close"> & { update(e: EngineEvent): void } {
   const now = opts.now ?? Date.now;
   const state = createProgressState();
-  let drawn = 0;
-  let frame = 0;
   let shownSince: number | undefined;
-  let timer: ReturnType<typeof setInterval> | undefined;
-  let closed = false;
-
-  const erase = () => {
-    if (drawn) opts.out.write(ERASE_PREVIOUS_LINE.repeat(drawn) + "\r");
-    drawn = 0;
-  };
-  const draw = () => {
-    if (closed || shownSince === undefined || now() - shownSince < PROGRESS_DELAY_MS) return;
-    const lines = renderProgress(state, { nowMs: now(), columns: Math.max(20, opts.columns), maxObjects: Math.max(1, Math.min(8, opts.rows - 6)), maxLines: Math.max(3, opts.rows - 3), frame: frame++, paint: opts.paint });
-    if (lines.length) opts.out.write(lines.map((l) => `${l}\n`).join(""));
-    drawn = lines.length;
-  };
-  const redraw = () => {
-    erase();
-    draw();
-  };
-  const stopTimer = () => {
-    if (timer) clearInterval(timer);
-    timer = undefined;
-  };
-
-  const close = () => {
-    closed = true;
-    stopTimer();
-    erase();
-    shownSince = undefined;
-  };
-  opts.signal?.addEventListener("abort", close, { once: true });
-
+  const view = createRedrawnLines(opts, (frame) => {
+    if (shownSince === undefined || now() - shownSince < PROGRESS_DELAY_MS) return undefined;
+    return renderProgress(state, { nowMs: now(), columns: Math.max(20, opts.columns), maxObjects: Math.max(1, Math.min(8, opts.rows - 6)), maxLines: Math.max(3, opts.rows - 3), frame, paint: opts.paint });
+  });
   return {
-    above(write) {
-      erase();
-      write();
-      draw();
-    },
+    above: view.above,
     update(e) {
-      if (closed) return;
+      if (view.closed) return;
       updateProgress(state, e, now());
       const waiting = state.active && pendingObjects(state).length > 0;
       if (waiting && shownSince === undefined) {
         shownSince = now();
-        if (opts.intervalMs !== 0) {
-          timer = setInterval(redraw, opts.intervalMs ?? PROGRESS_REDRAW_MS);
-          timer.unref?.();
-        }
+        view.startTimer();
       } else if (!waiting && shownSince !== undefined) {
         shownSince = undefined;
-        stopTimer();
-        erase();
+        view.stopTimer();
+        view.erase();
       }
-      if (opts.intervalMs === 0) redraw();
+      view.updated();
     },
-    close() {
-      opts.signal?.removeEventListener("abort", close);
-      close();
-    },
+    close: view.close,
   };
 }

@@ -22,13 +22,19 @@ export function shouldReportWaiting(lastReportedMs: number | undefined, elapsedM
  * (Available: 1/3), statefulset.apps/db (Ready: 0/1)`; `to be deleted` for prune/destroy waits.
  */
 export function formatWaitingLine(e: WaitingEvent, goal: "reconcile" | "delete"): string {
-  const timing = e.timeoutMs !== undefined
-    ? `${formatElapsed(e.elapsedMs)} elapsed, timeout ${formatDuration(e.timeoutMs)}`
-    : `${formatElapsed(e.elapsedMs)} elapsed`;
   const named = e.pending.slice(0, MAX_NAMED).map((p) => `${formatRef(p.ref)} (${p.message || p.status})`);
   if (e.pending.length > MAX_NAMED) named.push(`and ${e.pending.length - MAX_NAMED} more`);
-  const what = goal === "reconcile" ? "to reconcile" : "to be deleted";
-  return `waiting for ${e.pending.length} resource(s) ${what} (${timing}): ${named.join(", ")}`;
+  const timing = formatTiming(e.elapsedMs, e.timeoutMs);
+  return `waiting for ${e.pending.length} resource(s) ${GOAL_WORDS[goal]} (${timing}): ${named.join(", ")}`;
+}
+
+/** What a wait waits for, as its lines say it. */
+export const GOAL_WORDS = { reconcile: "to reconcile", delete: "to be deleted" } as const;
+
+/** `0:35 elapsed, timeout 2m`, or `0:35 elapsed` without a timeout. */
+export function formatTiming(elapsedMs: number, timeoutMs: number | undefined): string {
+  const elapsed = `${formatElapsed(elapsedMs)} elapsed`;
+  return timeoutMs !== undefined ? `${elapsed}, timeout ${formatDuration(timeoutMs)}` : elapsed;
 }
 
 /** `0:05`, `12:30`, `1:02:03`: a stopwatch. */
@@ -76,7 +82,7 @@ export function reasonKey(owner: ObjRef, r: WaitReason): string {
  */
 export function formatTimeoutSummary(timedOut: readonly WaitEvent[], goal: "reconcile" | "delete"): string[] {
   if (timedOut.length === 0) return [];
-  const lines = [`timed out waiting for ${timedOut.length} resource(s) ${goal === "reconcile" ? "to reconcile" : "to be deleted"}; last known state:`];
+  const lines = [`timed out waiting for ${timedOut.length} resource(s) ${GOAL_WORDS[goal]}; last known state:`];
   for (const e of timedOut) {
     lines.push(`  ${formatRef(e.ref)}: ${e.message || "no status"}`);
     for (const r of e.reasons ?? []) lines.push(`    ${r.ref ? `waiting on ${formatReason(r)}` : formatReason(r)}`);

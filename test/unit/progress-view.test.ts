@@ -4,7 +4,8 @@ import { describe, expect, it } from "vitest";
 import type { EngineEvent } from "../../src/model/events.js";
 import { createPalette } from "../../src/print/color.js";
 import { printRun } from "../../src/print/printer.js";
-import { createProgressState, createProgressView, PROGRESS_DELAY_MS, renderProgress, updateProgress, wantsProgressView } from "../../src/print/progress-view.js";
+import { createProgressState, createProgressView, renderProgress, updateProgress, wantsProgressView } from "../../src/print/progress-view.js";
+import { PROGRESS_DELAY_MS } from "../../src/print/redrawn-lines.js";
 import { captureStream, ref, streamOf } from "./print-scenarios.js";
 
 const web = ref("apps", "Deployment", "app", "web");
