@@ -453,16 +453,13 @@ export class LiveCache {
     this.stats.rereads++;
     const probe = await this.cluster.get(ref, this.abort.signal, { metadataOnly: true });
     if (this.abort.signal.aborted || c.objects.get(name) !== before) return; // the watch delivered something meanwhile: it is alive, and newer than this read may be
-    if (!probe) {
-      if (!before) return;
-      this.drop(c, name);
-      return this.replaceWatch(c, name);
-    }
-    if (before && sameVersion(before, probe)) return;
-    const obj = await this.cluster.get(ref, this.abort.signal);
-    if (this.abort.signal.aborted || c.objects.get(name) !== before) return;
-    if (obj) this.put(c, obj);
-    else if (before) this.drop(c, name);
+    if (!missedBy(before, probe)) return;
+    if (probe) {
+      const obj = await this.cluster.get(ref, this.abort.signal);
+      if (this.abort.signal.aborted || c.objects.get(name) !== before) return;
+      if (obj) this.put(c, obj);
+      else if (before) this.drop(c, name);
+    } else this.drop(c, name);
     this.replaceWatch(c, name);
   }
 
@@ -474,7 +471,7 @@ export class LiveCache {
     if (this.abort.signal.aborted) return;
     const probed = new Map(probe.items.map((o) => [o.metadata.name ?? "", o]));
     // Delivered meanwhile, or the same version as the watch's: nothing missed.
-    const missed = names.filter((n) => c.objects.get(n) === before.get(n) && (probed.has(n) ? !(before.get(n) && sameVersion(before.get(n)!, probed.get(n)!)) : before.get(n) !== undefined));
+    const missed = names.filter((n) => c.objects.get(n) === before.get(n) && missedBy(before.get(n), probed.get(n)));
     if (!missed.length) return;
     const changed = missed.filter((n) => probed.has(n));
     const found = changed.length ? new Map((await this.cluster.list(c.group, c.kind, ns, { signal: this.abort.signal })).items.map((o) => [o.metadata.name ?? "", o])) : new Map<string, KubeObject>();
@@ -489,7 +486,11 @@ export class LiveCache {
   }
 }
 
-/** The same incarnation at the same version (or an older one: a read may trail the watch). */
-function sameVersion(known: KubeObject, read: KubeObject): boolean {
-  return known.metadata.uid === read.metadata.uid && !rvNewer(read.metadata.resourceVersion, known.metadata.resourceVersion);
+/**
+ * Whether a direct read (undefined: not found) tells what the cache (`known`) had not: the object
+ * gone, another incarnation, or a newer version (an older one is not: a read may trail the watch).
+ */
+function missedBy(known: KubeObject | undefined, read: KubeObject | undefined): boolean {
+  if (!read) return known !== undefined;
+  return !known || known.metadata.uid !== read.metadata.uid || rvNewer(read.metadata.resourceVersion, known.metadata.resourceVersion);
 }

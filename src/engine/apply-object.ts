@@ -6,7 +6,7 @@
 import { ApiError, briefApiError, forbiddenAdvice, forbiddenOf, NotServedError, WebhookUnavailableError } from "../cluster/api-error.js";
 import type { Cluster } from "../cluster/types.js";
 import type { DryRunStrategy } from "../model/events.js";
-import type { KubeObject, SourcePos } from "../model/kube-object.js";
+import { crdGroupKind, type KubeObject, type SourcePos } from "../model/kube-object.js";
 import type { ObjRef } from "../model/ref.js";
 import type { CsaPlan, PlannedApply } from "../model/plan.js";
 import type { LiveCache } from "../cluster/live-cache.js";
@@ -240,8 +240,8 @@ function blockedByPackage(err: unknown, p: PlannedApply, packageObjects: readonl
   }
   if (err instanceof NotServedError) {
     const crd = packageObjects.find((o) => {
-      const spec = o.spec as { group?: string; names?: { kind?: string } } | undefined;
-      return o.kind === "CustomResourceDefinition" && spec?.group === err.group && spec?.names?.kind === err.kind;
+      const gk = o.kind === "CustomResourceDefinition" ? crdGroupKind(o) : undefined;
+      return gk?.group === err.group && gk.kind === err.kind;
     });
     if (crd) return `its CustomResourceDefinition ${crd.metadata.name} is created by this apply: shown as in the package, not previewed by the server`;
   }

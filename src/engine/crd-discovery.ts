@@ -4,7 +4,7 @@
 
 import { setTimeout as sleep } from "node:timers/promises";
 import type { Cluster } from "../cluster/types.js";
-import type { KubeObject } from "../model/kube-object.js";
+import { crdGroupKind, type KubeObject } from "../model/kube-object.js";
 import type { StepOf } from "../model/plan.js";
 import { refKey, type ObjRef } from "../model/ref.js";
 import type { StepHandler } from "./step-context.js";
@@ -21,19 +21,11 @@ export const serveKindsStep: StepHandler<StepOf<"serve-kinds">> = {
   },
 };
 
-/** The group and kind a CRD defines; undefined when its spec does not say. Pure. */
-export function crdGroupKind(crd: KubeObject): { group: string; kind: string } | undefined {
-  const spec = (crd as { spec?: { group?: unknown; names?: { kind?: unknown } } }).spec;
-  const group = spec?.group;
-  const kind = spec?.names?.kind;
-  return typeof group === "string" && group && typeof kind === "string" && kind ? { group, kind } : undefined;
-}
-
 /** `group/version` + kind of every version a CRD declares served. Pure. */
 export function servedKinds(crd: KubeObject): { apiVersion: string; kind: string }[] {
   const gk = crdGroupKind(crd);
   const versions = (crd as { spec?: { versions?: unknown } }).spec?.versions;
-  if (!gk || !Array.isArray(versions)) return [];
+  if (!gk?.group || !gk.kind || !Array.isArray(versions)) return [];
   const { group, kind } = gk;
   return versions
     .filter((v): v is { name: string; served: boolean } => typeof v?.name === "string" && v?.served === true)

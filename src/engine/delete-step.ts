@@ -5,7 +5,7 @@
 
 import { ApiError, forbiddenAdvice, forbiddenOf } from "../cluster/api-error.js";
 import type { PlannedDelete, StepOf } from "../model/plan.js";
-import { refKey, type ObjRef, type RefSet } from "../model/ref.js";
+import { isCrd, refKey, type ObjRef, type RefSet } from "../model/ref.js";
 import type { RunTally } from "../model/run-tally.js";
 import { currentDeleteDecision } from "../plan/plan-deletes.js";
 import { deleteBlockedBy } from "../order/dependency-gate.js";
@@ -21,7 +21,7 @@ export const deleteStep: StepHandler<StepOf<"delete">> = {
     // The wave's CRDs come last in it: their custom resources are read while the rest is deleted.
     const warmed = new Map<string, Promise<void>>();
     for (const ref of ctx.dry ? [] : step.refs) {
-      const live = ref.group === "apiextensions.k8s.io" && ref.kind === "CustomResourceDefinition" ? ctx.cache.get(ref) : undefined;
+      const live = isCrd(ref.group, ref.kind) ? ctx.cache.get(ref) : undefined;
       if (live && ctx.deletes.get(refKey(ref))?.decision.action === "delete") warmed.set(refKey(ref), warmCustomResources(ctx.cluster, live, o.signal));
     }
     await forEachLimited(step.refs, o.concurrency, (ref) => deleteOne(ctx, step.action, ref, decide, warmed.get(refKey(ref))), o.signal);

@@ -9,15 +9,14 @@
 // the CRD all the same.
 
 import type { Cluster } from "../cluster/types.js";
-import type { KubeObject } from "../model/kube-object.js";
-import { crdGroupKind } from "./crd-discovery.js";
+import { crdGroupKind, type KubeObject } from "../model/kube-object.js";
 
 /** How long a delete waits for the read before it goes ahead (a cache that fills this slowly helps nobody). */
 const WARM_TIMEOUT_MS = 10_000;
 
 export function warmCustomResources(cluster: Cluster, crd: KubeObject, signal?: AbortSignal): Promise<void> {
   const gk = crdGroupKind(crd);
-  if (!gk) return Promise.resolve();
+  if (!gk?.group || !gk.kind) return Promise.resolve();
   const timeout = AbortSignal.timeout(WARM_TIMEOUT_MS);
   return cluster.list(gk.group, gk.kind, undefined, { metadataOnly: true, limit: 1, signal: signal ? AbortSignal.any([signal, timeout]) : timeout }).then(
     () => undefined,

@@ -9,6 +9,13 @@ export function isRecord(v: unknown): v is Record<string, unknown> {
   return typeof v === "object" && v !== null && !Array.isArray(v);
 }
 
+/** The group and kind a CRD's spec defines, as written; undefined where either is not a string. */
+export function crdGroupKind(crd: KubeObject): { group: string; kind: string } | undefined {
+  const spec = isRecord(crd.spec) ? crd.spec : {};
+  const names = isRecord(spec.names) ? spec.names : {};
+  return typeof spec.group === "string" && typeof names.kind === "string" ? { group: spec.group, kind: names.kind } : undefined;
+}
+
 export interface ObjectMeta {
   name?: string;
   generateName?: string;

@@ -17,6 +17,11 @@ export function groupOf(apiVersion: string): string {
   return slash < 0 ? "" : apiVersion.slice(0, slash);
 }
 
+/** Whether a group and kind name a CustomResourceDefinition. */
+export function isCrd(group: string, kind: string): boolean {
+  return kind === "CustomResourceDefinition" && group === "apiextensions.k8s.io";
+}
+
 export function refOf(obj: KubeObject): ObjRef {
   return {
     group: groupOf(obj.apiVersion),

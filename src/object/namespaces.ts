@@ -3,9 +3,9 @@
 // without a namespace get the default one; `-n` makes any other namespace an error.
 
 import type { PackageIssue } from "../model/errors.js";
-import { groupOf, refKey, refOf } from "../model/ref.js";
+import { groupOf, isCrd, refKey, refOf } from "../model/ref.js";
 import type { PackageObject, SourcePos } from "../model/kube-object.js";
-import { isRecord } from "../model/kube-object.js";
+import { crdGroupKind, isRecord } from "../model/kube-object.js";
 
 export type ResourceScope = "Namespaced" | "Cluster";
 
@@ -66,15 +66,14 @@ interface CrdScope {
 function collectCrdScopes(objects: PackageObject[]): Map<string, CrdScope> {
   const scopes = new Map<string, CrdScope>();
   for (const { object } of objects) {
-    if (object.kind !== "CustomResourceDefinition" || groupOf(object.apiVersion) !== "apiextensions.k8s.io") continue;
+    const gk = isCrd(groupOf(object.apiVersion), object.kind) ? crdGroupKind(object) : undefined;
+    if (!gk) continue;
     const spec = isRecord(object.spec) ? object.spec : {};
-    const names = isRecord(spec.names) ? spec.names : {};
-    if (typeof spec.group !== "string" || typeof names.kind !== "string") continue;
     if (spec.scope !== "Namespaced" && spec.scope !== "Cluster") continue;
     const versions = new Set<string>();
     if (Array.isArray(spec.versions)) for (const v of spec.versions) if (isRecord(v) && typeof v.name === "string") versions.add(v.name);
     if (typeof spec.version === "string") versions.add(spec.version);
-    scopes.set(`${spec.group}/${names.kind}`, { scope: spec.scope, versions });
+    scopes.set(`${gk.group}/${gk.kind}`, { scope: spec.scope, versions });
   }
   return scopes;
 }

@@ -5,7 +5,7 @@
 // zod/mini: the same checks, and its tree-shakable API keeps zod's locales and unused schemas
 // out of the bundle (the full `zod` export cost every command start-up time).
 import * as z from "zod/mini";
-import { groupOf } from "../model/ref.js";
+import { groupOf, isCrd } from "../model/ref.js";
 import { isRecord, type KubeObject } from "../model/kube-object.js";
 import type { FieldPath } from "./yaml-documents.js";
 import { isBase64, toJsonValues } from "./json-values.js";
@@ -110,7 +110,7 @@ function checkSyntax(value: Record<string, unknown>): FieldProblem[] {
     }
   } else if (typeof name === "string" && typeof kind === "string" && typeof apiVersion === "string") {
     add(["metadata", "name"], checkObjectName(groupOf(apiVersion), kind, name), `metadata.name "${name}"`);
-    if (kind === "CustomResourceDefinition" && groupOf(apiVersion) === "apiextensions.k8s.io") {
+    if (isCrd(groupOf(apiVersion), kind)) {
       add(["metadata", "name"], checkCrdName(value, name), `metadata.name "${name}"`);
     }
   }

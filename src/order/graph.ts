@@ -3,10 +3,10 @@
 // those are in the set. Waves come from Kahn peeling: every object whose dependencies are all
 // in earlier waves forms the next wave. Linear in objects + edges.
 
-import { formatDependsOnRef, refKey } from "../model/ref.js";
+import { formatDependsOnRef, isCrd, refKey } from "../model/ref.js";
 import type { ObjRef } from "../model/ref.js";
 import type { KubeObject } from "../model/kube-object.js";
-import { isRecord } from "../model/kube-object.js";
+import { crdGroupKind } from "../model/kube-object.js";
 import { readDependsOn } from "./depends-on.js";
 import { compareKindOrder } from "./kind-order.js";
 
@@ -151,10 +151,8 @@ function addNamespaceEdges(g: Graph, addEdge: (from: number, to: number) => void
 function addCrdEdges(g: Graph, objects: (KubeObject | undefined)[], addEdge: (from: number, to: number) => void): void {
   const crds = new Map<string, number>();
   objects.forEach((o, i) => {
-    if (!o || o.kind !== "CustomResourceDefinition" || g.refs[i]!.group !== "apiextensions.k8s.io") return;
-    const spec = isRecord(o.spec) ? o.spec : {};
-    const names = isRecord(spec.names) ? spec.names : {};
-    if (typeof spec.group === "string" && typeof names.kind === "string") crds.set(`${spec.group}/${names.kind}`, i);
+    const gk = o && isCrd(g.refs[i]!.group, o.kind) ? crdGroupKind(o) : undefined;
+    if (gk) crds.set(`${gk.group}/${gk.kind}`, i);
   });
   if (crds.size === 0) return;
   g.refs.forEach((r, i) => {

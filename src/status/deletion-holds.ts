@@ -6,6 +6,7 @@
 
 import type { WaitReason } from "../model/events.js";
 import type { KubeObject } from "../model/kube-object.js";
+import { groupOf, isCrd } from "../model/ref.js";
 import { readConditions, type ObjectCondition } from "./conditions.js";
 
 /** The Namespace controller's conditions that say why content is not gone (status True = a problem). */
@@ -82,7 +83,7 @@ export function deletionHolds(obj: KubeObject): WaitReason[] {
   if (obj.kind === "Namespace" && !obj.apiVersion.includes("/")) {
     for (const c of conditions) if (NAMESPACE_CONDITIONS.has(c.type) && c.status === "True") reasons.push(conditionReason(c));
   }
-  if (obj.kind === "CustomResourceDefinition" && obj.apiVersion.startsWith("apiextensions.k8s.io/")) {
+  if (isCrd(groupOf(obj.apiVersion), obj.kind)) {
     const t = conditions.find((c) => c.type === "Terminating" && c.status === "True");
     if (t) reasons.push({ message: `Terminating: ${t.reason || "InstanceDeletionInProgress"}`, ...(t.message ? { detail: t.message } : {}) });
   }
