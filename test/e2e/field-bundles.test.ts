@@ -12,8 +12,8 @@
 import { cp, mkdtemp, readdir, readFile, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { loadAll } from "js-yaml";
 import { describe, expect, it } from "vitest";
+import { parseAllDocuments } from "yaml";
 import { createNamespace, hasBinary, kpt, kptTs, kubectl, REPO, type RunResult } from "../helpers/run.js";
 import { kubeconfigWithNamespace, printed } from "../helpers/scenario.js";
 
@@ -92,7 +92,7 @@ async function setUp(tool: Tool, b: Bundle) {
 async function readCustomResources(env: Record<string, string>, dir: string): Promise<void> {
   const names: string[] = [];
   for (const file of (await readdir(dir)).filter((f) => /\.ya?ml$/.test(f))) {
-    for (const doc of loadAll(await readFile(join(dir, file), "utf8")) as Array<{ kind?: string; metadata?: { name?: string } } | null>) {
+    for (const doc of parseAllDocuments(await readFile(join(dir, file), "utf8")).map((d) => d.toJS() as { kind?: string; metadata?: { name?: string } } | null)) {
       if (doc?.kind === "CustomResourceDefinition" && doc.metadata?.name) names.push(doc.metadata.name);
     }
   }

@@ -1,27 +1,13 @@
 // Users other than the test cluster's admin: ServiceAccounts with narrow RBAC and their tokens,
 // and kubeconfigs that reach the test cluster with any kind of credentials (client certificate,
 // token, token file, exec plugin) or TLS setting.
-import { chmod, mkdtemp, readFile, writeFile } from "node:fs/promises";
+import { chmod, mkdtemp, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { parse, stringify } from "yaml";
-import { kubeconfig, kubectl } from "./run.js";
+import { stringify } from "yaml";
+import { clusterAccess, kubectl } from "./run.js";
 
-export interface ClusterAccess {
-  server: string;
-  /** Base64 PEM, as kubeconfig holds them. */
-  caData: string;
-  certData: string;
-  keyData: string;
-}
-
-/** The test cluster's server, CA and admin client certificate, from its kubeconfig. */
-export async function clusterAccess(): Promise<ClusterAccess> {
-  const kc = parse(await readFile(kubeconfig(), "utf8")) as any;
-  const cluster = kc.clusters[0].cluster;
-  const user = kc.users[0].user;
-  return { server: cluster.server, caData: cluster["certificate-authority-data"], certData: user["client-certificate-data"], keyData: user["client-key-data"] };
-}
+export { clusterAccess, type ClusterAccess } from "./run.js";
 
 /** A kubeconfig file with one context: the test cluster (TLS as given, CA by default) and this user. */
 export async function writeKubeconfig(user: Record<string, unknown>, opts: { namespace?: string; cluster?: Record<string, unknown> } = {}): Promise<string> {

@@ -1,6 +1,6 @@
 // Runs the built CLI, the real peers and kubectl against the test cluster.
 import { spawn, spawnSync } from "node:child_process";
-import { readFileSync } from "node:fs";
+import { readFileSync, statSync } from "node:fs";
 import { request } from "node:https";
 import { constants } from "node:os";
 import { resolve } from "node:path";
@@ -71,19 +71,45 @@ export async function createNamespace(prefix: string): Promise<string> {
   return name;
 }
 
-/** One request to the test cluster as its admin (the kubeconfig's first cluster and user). */
+export interface ClusterAccess {
+  server: string;
+  /** Base64 PEM, as kubeconfig holds them. */
+  caData: string;
+  certData: string;
+  keyData: string;
+}
+
+let access: { path: string; mtimeMs: number; value: ClusterAccess } | undefined;
+
+/** The test cluster's server, CA and admin client certificate, from its kubeconfig (read again only when the file changes). */
+export async function clusterAccess(): Promise<ClusterAccess> {
+  return adminAccess();
+}
+
+function adminAccess(): ClusterAccess {
+  const path = kubeconfig();
+  const { mtimeMs } = statSync(path);
+  if (access?.path !== path || access.mtimeMs !== mtimeMs) {
+    const kc = parse(readFileSync(path, "utf8")) as { clusters: { cluster: Record<string, string> }[]; users: { user: Record<string, string> }[] };
+    const cluster = kc.clusters[0]!.cluster;
+    const user = kc.users[0]!.user;
+    const value = { server: cluster.server!, caData: cluster["certificate-authority-data"]!, certData: user["client-certificate-data"]!, keyData: user["client-key-data"]! };
+    access = { path, mtimeMs, value };
+  }
+  return access.value;
+}
+
+/** One request to the test cluster as its admin. */
 export function adminRequest(method: string, path: string, body?: unknown): Promise<{ status: number; body: string }> {
-  const kc = parse(readFileSync(kubeconfig(), "utf8")) as { clusters: { cluster: Record<string, string> }[]; users: { user: Record<string, string> }[] };
-  const cluster = kc.clusters[0]!.cluster;
-  const user = kc.users[0]!.user;
-  const pem = (b64: string | undefined) => (b64 ? Buffer.from(b64, "base64") : undefined);
+  const { server, caData, certData, keyData } = adminAccess();
+  const pem = (b64: string) => Buffer.from(b64, "base64");
   const data = body === undefined ? "" : JSON.stringify(body);
   return new Promise((done, fail) => {
-    const req = request(new URL(path, cluster.server), {
+    const req = request(new URL(path, server), {
       method,
-      ca: pem(cluster["certificate-authority-data"]),
-      cert: pem(user["client-certificate-data"]),
-      key: pem(user["client-key-data"]),
+      ca: pem(caData),
+      cert: pem(certData),
+      key: pem(keyData),
       headers: { "content-type": "application/json", "content-length": Buffer.byteLength(data) },
       timeout: 60_000,
     }, (res) => {

@@ -76,26 +76,26 @@ export async function clusterInventory(dir: string): Promise<KubeObj | undefined
  * from this process instead of a kubectl each (hundreds per run). Others go through kubectl.
  */
 const CORE = "/api/v1";
-const PATHS: Record<string, { base: string; plural: string; clusterScoped?: boolean }> = Object.fromEntries(
-  [
-    [["configmap", "configmaps"], CORE, "configmaps"],
-    [["secret", "secrets"], CORE, "secrets"],
-    [["service", "services"], CORE, "services"],
-    [["pod", "pods"], CORE, "pods"],
-    [["namespace", "namespaces"], CORE, "namespaces", true],
-    [["pv", "persistentvolumes"], CORE, "persistentvolumes", true],
-    [["deployment", "deployments", "deployments.apps"], "/apis/apps/v1", "deployments"],
-    [["statefulset", "statefulsets", "statefulsets.apps"], "/apis/apps/v1", "statefulsets"],
-    [["replicaset", "replicasets", "replicasets.apps"], "/apis/apps/v1", "replicasets"],
-    [["job", "jobs", "jobs.batch"], "/apis/batch/v1", "jobs"],
-    [["resourcegroups.kpt.dev"], "/apis/kpt.dev/v1alpha1", "resourcegroups"],
-    [["crd", "customresourcedefinitions"], "/apis/apiextensions.k8s.io/v1", "customresourcedefinitions", true],
-  ].flatMap(([names, base, plural, clusterScoped]) => (names as string[]).map((n) => [n, { base: base as string, plural: plural as string, clusterScoped: clusterScoped as boolean | undefined }])),
-);
+const APPS = "/apis/apps/v1";
+const READ_DIRECTLY: { names: string[]; base: string; plural: string; clusterScoped?: boolean }[] = [
+  { names: ["configmap", "configmaps"], base: CORE, plural: "configmaps" },
+  { names: ["secret", "secrets"], base: CORE, plural: "secrets" },
+  { names: ["service", "services"], base: CORE, plural: "services" },
+  { names: ["pod", "pods"], base: CORE, plural: "pods" },
+  { names: ["namespace", "namespaces"], base: CORE, plural: "namespaces", clusterScoped: true },
+  { names: ["pv", "persistentvolumes"], base: CORE, plural: "persistentvolumes", clusterScoped: true },
+  { names: ["deployment", "deployments", "deployments.apps"], base: APPS, plural: "deployments" },
+  { names: ["statefulset", "statefulsets", "statefulsets.apps"], base: APPS, plural: "statefulsets" },
+  { names: ["replicaset", "replicasets", "replicasets.apps"], base: APPS, plural: "replicasets" },
+  { names: ["job", "jobs", "jobs.batch"], base: "/apis/batch/v1", plural: "jobs" },
+  { names: ["resourcegroups.kpt.dev"], base: "/apis/kpt.dev/v1alpha1", plural: "resourcegroups" },
+  { names: ["crd", "customresourcedefinitions"], base: "/apis/apiextensions.k8s.io/v1", plural: "customresourcedefinitions", clusterScoped: true },
+];
+const PATHS = new Map(READ_DIRECTLY.flatMap((r) => r.names.map((name) => [name, r] as const)));
 
 /** One object, or undefined when it does not exist (managed fields left out unless asked for, as kubectl does). */
 export async function getObject<T = KubeObj>(resource: string, name: string, namespace?: string, opts: { managedFields?: boolean } = {}): Promise<T | undefined> {
-  const at = PATHS[resource];
+  const at = PATHS.get(resource);
   if (at) {
     const path = `${at.base}${namespace && !at.clusterScoped ? `/namespaces/${namespace}` : ""}/${at.plural}/${encodeURIComponent(name)}`;
     const r = await adminRequest("GET", path);
