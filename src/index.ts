@@ -19,7 +19,7 @@ import type { EngineEvent, StatusEvent } from "./model/events.js";
 import { readPackage } from "./object/read-package.js";
 import type { Package } from "./model/kube-object.js";
 import { followStatus, type FollowStatusOptions } from "./status/follow-status.js";
-import { inventoryObjects } from "./inventory/cluster-inventory.js";
+import { readInventoryForStatus } from "./inventory/cluster-inventory.js";
 import { applySetInventory as applySetInfo } from "./inventory/applyset.js";
 import type { InventoryInfo } from "./model/kube-object.js";
 import { loadHealthRules } from "./health/load-health-rules.js";
@@ -142,7 +142,7 @@ export async function plan(options: TargetOptions & EngineOptions & { command?: 
 /** The status of the inventory's objects (like `kpt-ts live status`). */
 export function status(options: TargetOptions & FollowStatusOptions): AsyncIterable<StatusEvent> {
   return withCluster(options, async function* (pkg, cluster, statusOptions) {
-    yield* followStatus(cluster, await inventoryObjects(cluster, pkg.inventory, options.signal), { ...options, statusOptions });
+    yield* followStatus(cluster, (await readInventoryForStatus(cluster, pkg.inventory, options.signal)).refs, { ...options, statusOptions });
   });
 }
 

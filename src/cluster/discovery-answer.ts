@@ -33,36 +33,36 @@ export function readDiscoveryAnswer(body: string, url: string, path: "/api" | "/
 }
 
 function checkGroups(items: unknown, url: string): AggregatedGroup[] {
-  if (items == null) return [];
-  const list = expectList(items, url, "items");
-  const groups: AggregatedGroup[] = [];
-  list.forEach((g, i) => {
-    if (g == null) return;
-    const at = `items[${i}]`;
-    expectObject(g, url, at);
+  return mapObjects(items, url, "items", (g, at) => {
     if (g.metadata != null) {
       expectObject(g.metadata, url, `${at}.metadata`);
       if (g.metadata.name != null && typeof g.metadata.name !== "string") throw bad(url, `${at}.metadata.name`, g.metadata.name, "a string");
     }
-    const versions = g.versions == null ? [] : expectList(g.versions, url, `${at}.versions`);
-    versions.forEach((v, j) => {
-      if (v == null) return;
-      const vat = `${at}.versions[${j}]`;
-      expectObject(v, url, vat);
+    const versions = mapObjects(g.versions, url, `${at}.versions`, (v, vat) => {
       if (typeof v.version !== "string") throw bad(url, `${vat}.version`, v.version, "a string");
-      const resources = v.resources == null ? [] : expectList(v.resources, url, `${vat}.resources`);
-      resources.forEach((r, k) => {
-        if (r == null) return;
-        const rat = `${vat}.resources[${k}]`;
-        expectObject(r, url, rat);
+      const resources = mapObjects(v.resources, url, `${vat}.resources`, (r, rat) => {
         if (typeof r.resource !== "string") throw bad(url, `${rat}.resource`, r.resource, "a string");
         if (r.responseKind != null) expectObject(r.responseKind, url, `${rat}.responseKind`);
         if (r.verbs != null && !(Array.isArray(r.verbs) && r.verbs.every((x: unknown) => typeof x === "string"))) throw bad(url, `${rat}.verbs`, r.verbs, "a list of strings");
+        return r;
       });
+      return { ...v, resources };
     });
-    groups.push({ ...g, versions: versions.filter((v) => v != null).map((v) => ({ ...v, resources: (v.resources ?? []).filter((r: unknown) => r != null) })) });
+    return { ...g, versions } as AggregatedGroup;
   });
-  return groups;
+}
+
+/**
+ * `fn` over a list's objects in order, each checked and given its path for messages first; a null
+ * list or entry counts as none (as Go reads it).
+ */
+function mapObjects<T>(list: unknown, url: string, at: string, fn: (o: Record<string, any>, at: string) => T): T[] {
+  if (list == null) return [];
+  return expectList(list, url, at).flatMap((e, i) => {
+    if (e == null) return [];
+    expectObject(e, url, `${at}[${i}]`);
+    return [fn(e, `${at}[${i}]`)];
+  });
 }
 
 function expectList(v: unknown, url: string, at: string): any[] {

@@ -10,7 +10,7 @@
 import { createHash } from "node:crypto";
 import { existsSync } from "node:fs";
 import { join } from "node:path";
-import { noteOnce, privateDir, readEntry, userCacheDir, writeEntry } from "../util/user-cache.js";
+import { noteOnce, privateDir, readEntrySync, userCacheDir, writeEntry } from "../util/user-cache.js";
 import type { CachedBody } from "./transport.js";
 
 export interface HttpCache {
@@ -49,7 +49,7 @@ export function diskCacheFor(server: string, env: NodeJS.ProcessEnv = process.en
       try {
         // A header line (key, ETag), then the body as it came: the body is parsed once, by
         // its reader, instead of twice (as a string inside JSON, then as JSON).
-        const bytes = await readEntry(file(key));
+        const bytes = readEntrySync(file(key));
         if (!bytes) return undefined;
         const text = bytes.toString("utf8");
         const nl = text.indexOf("\n");

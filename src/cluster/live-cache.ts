@@ -16,7 +16,7 @@ import { setMaxListeners } from "node:events";
 import { setTimeout as sleep } from "node:timers/promises";
 import { ApiError, NotServedError } from "./api-error.js";
 import { WatchExpiredError, type Cluster } from "./types.js";
-import type { ObjRef } from "../model/ref.js";
+import { groupOf, type ObjRef } from "../model/ref.js";
 import type { KubeObject } from "../model/kube-object.js";
 import { clientSideMarker, ownsLastApplied, type ManagedFieldsEntry } from "../model/managed-fields.js";
 
@@ -218,9 +218,8 @@ export class LiveCache {
 
   /** Records what a write returned, so waits start from the newest state. */
   observe(obj: KubeObject): void {
-    const ref = { group: obj.apiVersion.includes("/") ? obj.apiVersion.split("/")[0]! : "", kind: obj.kind, namespace: obj.metadata.namespace ?? "", name: obj.metadata.name ?? "" };
-    const c = this.collectionFor(ref);
-    this.put(c, obj);
+    const ref = { group: groupOf(obj.apiVersion), kind: obj.kind, namespace: obj.metadata.namespace ?? "", name: obj.metadata.name ?? "" };
+    this.put(this.collectionFor(ref), obj);
   }
 
   /** Marks an object gone after we deleted it and the server said it no longer exists. */

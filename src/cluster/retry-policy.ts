@@ -42,20 +42,12 @@ const NOT_SENT = new Set(["ECONNREFUSED", "EAI_AGAIN"]);
 /** Network errors after which the request may or may not have been processed. */
 const MAYBE_SENT = new Set(["ECONNRESET", "EPIPE", "ETIMEDOUT", "ECONNABORTED", "EHOSTUNREACH", "ENETUNREACH", "ERR_STREAM_PREMATURE_CLOSE", "UND_ERR_SOCKET"]);
 const SERVER_TROUBLE = new Set([500, 502, 503, 504]);
+const IDEMPOTENT_METHODS = new Set(["GET", "HEAD", "PUT", "DELETE"]);
 
 /** Whether a request may be sent twice without doing more than once (see the file comment). */
 export function isIdempotent(method: string, contentType?: string): boolean {
-  switch (method) {
-    case "GET":
-    case "HEAD":
-    case "PUT":
-    case "DELETE":
-      return true;
-    case "PATCH":
-      return contentType !== "application/json-patch+json";
-    default:
-      return false;
-  }
+  if (method === "PATCH") return contentType !== "application/json-patch+json";
+  return IDEMPOTENT_METHODS.has(method);
 }
 
 /**

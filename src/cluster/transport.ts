@@ -310,7 +310,7 @@ export class Transport {
         const delay = retryDelayMs({ kind: "network", code, reachedBefore: this.reached }, attempt, idempotent);
         if (delay !== undefined) {
           this.stats.retries++;
-          await this.pause(delay, opts.signal);
+          await sleep(delay, undefined, { signal: opts.signal });
           continue;
         }
         throw connectionError(err as Error, this.conn.server, attempt);
@@ -326,13 +326,8 @@ export class Transport {
       if (delay === undefined) throw err;
       if (status === 429) this.stats.throttled++;
       else this.stats.retries++;
-      await this.pause(delay, opts.signal);
+      await sleep(delay, undefined, { signal: opts.signal });
     }
-  }
-
-  /** Waits between tries; a request that can be cancelled stops waiting when it is. */
-  private async pause(ms: number, signal?: AbortSignal): Promise<void> {
-    await sleep(ms, undefined, signal ? { signal } : undefined);
   }
 }
 

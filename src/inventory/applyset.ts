@@ -17,9 +17,8 @@ import {
 } from "../model/inventory-keys.js";
 import type { ApplySetParent, InventoryInfo, KubeObject } from "../model/kube-object.js";
 import type { ApplySetScope } from "../model/plan.js";
-import type { ObjRef } from "../model/ref.js";
+import { RefSet, type ObjRef } from "../model/ref.js";
 import type { InventoryPolicy } from "./policy.js";
-import { uniqueRefs } from "./resource-group.js";
 
 /** The name kpt-ts gives itself in the tooling annotation (`kpt-ts/v0.1.0`). */
 export const TOOLING_NAME = "kpt-ts";
@@ -197,5 +196,5 @@ export function parentRefusal(parent: KubeObject, info: InventoryInfo, policy: I
 
 /** Members found by label, as refs, in a stable order (the lists' order), each once. */
 export function memberRefs(objects: Iterable<KubeObject>, group: string, kind: string): ObjRef[] {
-  return uniqueRefs([...objects].map((o) => ({ group, kind, namespace: o.metadata.namespace ?? "", name: o.metadata.name ?? "" })));
+  return new RefSet([...objects].map((o) => ({ group, kind, namespace: o.metadata.namespace ?? "", name: o.metadata.name ?? "" }))).toArray();
 }

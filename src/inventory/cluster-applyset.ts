@@ -29,15 +29,15 @@ export function listerOf(cluster: Cluster): MemberLister {
   return async (q, signal) => (await cluster.list(q.group, q.kind, q.namespace || undefined, { labelSelector: q.labelSelector, signal, metadataOnly: true })).items;
 }
 
-export interface StoredApplySet {
-  /** The parent; absent when there is none. */
+/** An inventory as the cluster holds it: a ResourceGroup and its list, or an ApplySet's parent and its members. */
+export interface StoredInventory {
+  /** The ResourceGroup or parent; absent when there is none. */
   object?: KubeObject;
-  /** Its members, found by label. */
   refs: ObjRef[];
 }
 
 /** The parent (when it exists) and its members. */
-export async function readApplySet(cluster: Cluster, info: InventoryInfo, o: { lister?: MemberLister; signal?: AbortSignal } = {}): Promise<StoredApplySet> {
+export async function readApplySet(cluster: Cluster, info: InventoryInfo, o: { lister?: MemberLister; signal?: AbortSignal } = {}): Promise<StoredInventory> {
   const parent = await cluster.get(parentRef(info), o.signal).catch((err: unknown) => {
     throw parentError(info, "read", err);
   });

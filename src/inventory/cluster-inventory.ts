@@ -8,7 +8,7 @@ import type { Cluster } from "../cluster/types.js";
 import { ClusterError } from "../model/errors.js";
 import type { ObjRef } from "../model/ref.js";
 import type { InventoryInfo, KubeObject } from "../model/kube-object.js";
-import { readApplySet } from "./cluster-applyset.js";
+import { readApplySet, type StoredInventory } from "./cluster-applyset.js";
 import { RESOURCE_GROUP_CRD, RESOURCE_GROUP_CRD_NAME } from "./resourcegroup-crd.js";
 import { INVENTORY_ID_LABEL, KPT_GROUP, MERGED_FROM_ANNOTATION, RESOURCE_GROUP_API_VERSION, RESOURCE_GROUP_KIND } from "../model/inventory-keys.js";
 import { mergeConcurrent, sameRefs } from "./next-inventory.js";
@@ -84,16 +84,11 @@ function isEstablished(crd: KubeObject): boolean {
   return Array.isArray(conditions) && conditions.some((c) => c?.type === "Established" && c.status === "True");
 }
 
-/** The inventory's objects (empty when there is no inventory in the cluster): a ResourceGroup's list, or an ApplySet's members. */
-export async function inventoryObjects(cluster: Cluster, info: InventoryInfo, signal?: AbortSignal): Promise<ObjRef[]> {
-  return (await readInventoryForStatus(cluster, info, signal)).refs;
-}
-
 /**
  * The package's inventory as `live status` reads it: kpt's error without the CRD; absent
  * (`object` unset) when it is not in the cluster. An ApplySet: its parent and its members.
  */
-export async function readInventoryForStatus(cluster: Cluster, info: InventoryInfo, signal?: AbortSignal): Promise<ClusterInventory> {
+export async function readInventoryForStatus(cluster: Cluster, info: InventoryInfo, signal?: AbortSignal): Promise<StoredInventory> {
   if (info.applySet) return readApplySet(cluster, info, { signal });
   // Both at once: the inventory's read does not wait for discovery (see KubeCluster.mapping).
   const [installed, read] = await Promise.all([resourceGroupCrdInstalled(cluster), readClusterInventory(cluster, info, signal).then((r) => ({ r }), (err: unknown) => ({ err }))]);
@@ -102,26 +97,14 @@ export async function readInventoryForStatus(cluster: Cluster, info: InventoryIn
   return read.r;
 }
 
-/**
- * Every ResourceGroup in the cluster, or in one namespace. Without their CRD: none, or with
- * `crdRequired` kpt's error (`live status --inv-type remote`).
- */
-export async function listResourceGroups(cluster: Cluster, o: { namespace?: string; signal?: AbortSignal; crdRequired?: boolean } = {}): Promise<KubeObject[]> {
-  const { namespace, signal } = o;
-  if (!(await resourceGroupCrdInstalled(cluster))) {
-    if (o.crdRequired) throw resourceGroupKindNotServedError("all");
-    return [];
-  }
-  return (await cluster.list(KPT_GROUP, RESOURCE_GROUP_KIND, namespace, { signal })).items;
-}
-
-interface ClusterInventory {
-  object?: KubeObject;
-  refs: ObjRef[];
+/** Every ResourceGroup in the cluster, or in one namespace; none without their CRD. */
+export async function listResourceGroups(cluster: Cluster, o: { namespace?: string; signal?: AbortSignal } = {}): Promise<KubeObject[]> {
+  if (!(await resourceGroupCrdInstalled(cluster))) return [];
+  return (await cluster.list(KPT_GROUP, RESOURCE_GROUP_KIND, o.namespace, { signal: o.signal })).items;
 }
 
 /** The inventory object in the cluster, checked against the package's inventory id. */
-export async function readClusterInventory(cluster: Cluster, info: InventoryInfo, signal?: AbortSignal): Promise<ClusterInventory> {
+export async function readClusterInventory(cluster: Cluster, info: InventoryInfo, signal?: AbortSignal): Promise<StoredInventory> {
   const rg = await cluster.get(inventoryRef(info), signal);
   if (!rg) return { refs: [] };
   const id = inventoryIdOf(rg);

@@ -47,16 +47,15 @@ export interface SeenLease {
  * the lock. Reads only: a run that turns out to change nothing never writes the Lease.
  */
 export async function awaitFreeLock(cluster: Cluster, info: InventoryInfo, o: LockOptions): Promise<SeenLease> {
-  const now = o.now ?? (() => new Date());
   const ref = lockRef(info);
   const me = identity(o.command);
-  const started = now().getTime();
+  const started = clock(o).getTime();
   for (;;) {
     const lease = await cluster.get(ref, o.signal).catch((err: unknown) => {
       if (err instanceof ApiError) return undefined; // acquireRunLock says why, if the run must write
       throw err;
     });
-    const decision = decideLease(lease, now(), me);
+    const decision = decideLease(lease, clock(o), me);
     if (decision.action === "take") return lease ? { lease } : {};
     await waitOrFail(info, decision, started, o);
   }
@@ -68,19 +67,18 @@ export async function awaitFreeLock(cluster: Cluster, info: InventoryInfo, o: Lo
  * run read before may be out of date: the caller reads again.
  */
 export async function acquireRunLock(cluster: Cluster, info: InventoryInfo, o: LockOptions, seen: SeenLease = {}): Promise<{ lock: RunLock; stale: boolean }> {
-  const now = o.now ?? (() => new Date());
   const ref = lockRef(info);
   const me = identity(o.command);
-  const started = now();
+  const started = clock(o);
   let stale = false;
   let current = seen.lease;
   let known = true;
   for (;;) {
     try {
       if (!known) current = await cluster.get(ref, o.signal);
-      const decision = decideLease(current, now(), me);
+      const decision = decideLease(current, clock(o), me);
       if (decision.action === "take") {
-        const body = leaseBody(ref, me, started, now(), current);
+        const body = leaseBody(ref, me, started, clock(o), current);
         // Not cut short by an interruption: the server may take a write whose answer never comes,
         // and a run that does not know it holds the Lease cannot release it (the next run would
         // wait out its duration). The run stops right after, releasing it.
@@ -110,11 +108,15 @@ export async function acquireRunLock(cluster: Cluster, info: InventoryInfo, o: L
 
 /** Held: fail now (exit 2, naming the holder), or wait a little while `timeoutMs` allows. */
 async function waitOrFail(info: InventoryInfo, decision: Extract<ReturnType<typeof decideLease>, { action: "wait" }>, startedMs: number, o: LockOptions): Promise<void> {
-  const now = (o.now ?? (() => new Date()))();
+  const now = clock(o);
   const remaining = startedMs + (o.timeoutMs ?? 0) - now.getTime();
   if (remaining <= 0) throw new InventoryLockedError(heldMessage(info, decision.holder, decision.expiresInMs, now, o.timeoutMs ? now.getTime() - startedMs : undefined));
   o.onWaiting?.(`waiting for the lock of the inventory ${describeInventory(info)}: held by ${decision.holder.identity}`);
   await sleep(Math.min(500, remaining, Math.max(50, decision.expiresInMs)), undefined, { signal: o.signal });
+}
+
+function clock(o: LockOptions): Date {
+  return o.now?.() ?? new Date();
 }
 
 function identity(command: string): string {
@@ -150,9 +152,8 @@ class HeldLock implements RunLock {
 
   private async renew(): Promise<void> {
     if (this.lost) return;
-    const now = (this.o.now ?? (() => new Date()))();
     try {
-      this.stored = await this.cluster.update(leaseBody(this.ref, this.me, this.acquired, now, this.stored));
+      this.stored = await this.cluster.update(leaseBody(this.ref, this.me, this.acquired, clock(this.o), this.stored));
     } catch (err) {
       if (!(err instanceof ApiError)) return;
       // Its namespace is being deleted (a destroy of the package that brought it): nothing to keep.
@@ -175,6 +176,6 @@ class HeldLock implements RunLock {
     if (this.lost) return;
     // Only ours: a run that took it over after ours expired keeps it (both are guarded).
     if (o.remove) await this.cluster.delete(this.ref, { uid: this.stored.metadata.uid, resourceVersion: this.stored.metadata.resourceVersion }).catch(() => undefined);
-    else await this.cluster.update(releasedLease(this.stored, (this.o.now ?? (() => new Date()))())).catch(() => undefined);
+    else await this.cluster.update(releasedLease(this.stored, clock(this.o))).catch(() => undefined);
   }
 }

@@ -51,10 +51,6 @@ const CLUSTER_SCOPED = new Set([
   "v1 PersistentVolume",
 ]);
 
-function isKnownClusterScoped(apiVersion: string, kind: string): boolean {
-  return CLUSTER_SCOPED.has(`${apiVersion} ${kind}`);
-}
-
 type InitNamespaceResult = { ok: true; namespace: string } | { ok: false; issues: PackageIssue[] };
 
 /**
@@ -82,7 +78,7 @@ export function findInitNamespace(
       }
       const meta = isRecord(v.metadata) ? v.metadata : {};
       if (isRecord(meta.annotations) && LOCAL_CONFIG_ANNOTATION in meta.annotations) continue;
-      if (isKnownClusterScoped(String(v.apiVersion ?? ""), String(v.kind ?? ""))) continue;
+      if (CLUSTER_SCOPED.has(`${String(v.apiVersion ?? "")} ${String(v.kind ?? "")}`)) continue;
       const ns = typeof meta.namespace === "string" ? meta.namespace : "";
       if (ns === "" || (shared !== undefined && shared !== ns)) mixed = true;
       shared ??= ns;

@@ -32,8 +32,7 @@ export async function readConfigMapInventory(cluster: Cluster, namespace: string
 export async function storeInResourceGroup(cluster: Cluster, inv: MigratedInventory, refs: ObjRef[], signal?: AbortSignal): Promise<number> {
   const info: InventoryInfo = { ...inv, labels: {}, annotations: {}, origin: "resourcegroup", source: { file: "", line: 1 } };
   const current = await readClusterInventory(cluster, info, signal);
-  const all = new RefSet(current.refs);
-  for (const r of refs) all.add(r);
+  const all = new RefSet(current.refs).union(refs);
   await writeClusterInventory(cluster, info, [...all], { basedOn: current.object ?? null, onConflict: "merge", signal });
   return all.size;
 }

@@ -11,7 +11,7 @@ import type { PackageFile } from "../object/parse-package.js";
 import type { ObjRef } from "../model/ref.js";
 import { isRecord } from "../model/kube-object.js";
 import { parseYamlDocuments } from "../object/yaml-documents.js";
-import { planInit, type FileWrite } from "./init.js";
+import { planInit, rootPackageTest, type FileWrite } from "./init.js";
 
 interface MigrateOptions {
   rgFile: string;
@@ -47,7 +47,8 @@ type MigratePlan =
 
 export function planMigrate(files: readonly PackageFile[], o: MigrateOptions): MigratePlan {
   const display = (rel: string): string => posix.join(o.dir, rel);
-  const rootFiles = inRootPackage(files);
+  const inRoot = rootPackageTest(files);
+  const rootFiles = files.filter((f) => posix.basename(f.path) !== "Kptfile" && inRoot(f.path));
   const templates = rootFiles.flatMap((f) => configMapTemplates(f).map((t) => ({ file: f, ...t })));
   if (templates.length > 1) {
     throw new PackageError(
@@ -125,11 +126,6 @@ export function configMapInventoryRefs(data: Record<string, unknown> | undefined
     else bad.push(key);
   }
   return { refs, bad };
-}
-
-function inRootPackage(files: readonly PackageFile[]): PackageFile[] {
-  const subpackages = files.filter((f) => f.path !== "Kptfile" && posix.basename(f.path) === "Kptfile").map((f) => posix.dirname(f.path));
-  return files.filter((f) => posix.basename(f.path) !== "Kptfile" && !subpackages.some((d) => f.path.startsWith(`${d}/`)));
 }
 
 interface Template {

@@ -1,7 +1,7 @@
 // The in-cluster inventory object: a kpt.dev/v1alpha1 ResourceGroup listing every object the
 // package owns. Pure conversions between it and sets of refs.
 
-import { refKey, type ObjRef } from "../model/ref.js";
+import { RefSet, type ObjRef } from "../model/ref.js";
 import type { InventoryInfo, KubeObject } from "../model/kube-object.js";
 import { INVENTORY_ID_LABEL, KPT_GROUP, RESOURCE_GROUP_API_VERSION, RESOURCE_GROUP_KIND } from "../model/inventory-keys.js";
 
@@ -30,19 +30,7 @@ export function refsOfResourceGroup(rg: KubeObject | undefined): ObjRef[] {
     if (typeof r.kind !== "string" || typeof r.name !== "string") continue;
     refs.push({ group: String(r.group ?? ""), kind: r.kind, namespace: String(r.namespace ?? ""), name: r.name });
   }
-  return uniqueRefs(refs);
-}
-
-/** Each ref once (its first), in order. */
-export function uniqueRefs(refs: Iterable<ObjRef>): ObjRef[] {
-  const seen = new Set<string>();
-  const out: ObjRef[] = [];
-  for (const ref of refs) {
-    if (seen.has(refKey(ref))) continue;
-    seen.add(refKey(ref));
-    out.push(ref);
-  }
-  return out;
+  return new RefSet(refs).toArray();
 }
 
 export function inventoryIdOf(rg: KubeObject): string | undefined {

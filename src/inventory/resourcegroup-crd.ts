@@ -37,6 +37,29 @@ const CONDITION_SCHEMA = {
   "type": "object"
 };
 
+// The four strings that name an object (cli-utils' ObjMetadata): each spec.resources entry, and
+// the start of each status.resourceStatuses entry.
+const OBJ_METADATA_PROPERTIES = {
+  "group": {
+    "type": "string"
+  },
+  "kind": {
+    "type": "string"
+  },
+  "name": {
+    "type": "string"
+  },
+  "namespace": {
+    "type": "string"
+  }
+};
+const OBJ_METADATA_REQUIRED = [
+  "group",
+  "kind",
+  "name",
+  "namespace"
+];
+
 export const RESOURCE_GROUP_CRD: KubeObject = {
   "apiVersion": "apiextensions.k8s.io/v1",
   "kind": "CustomResourceDefinition",
@@ -119,26 +142,8 @@ export const RESOURCE_GROUP_CRD: KubeObject = {
                     "description": "Resources contains a list of resources that form the resource group",
                     "items": {
                       "description": "ObjMetadata organizes and stores the identifying information for an object. This struct (as a string) is stored in a grouping object to keep track of sets of applied objects.",
-                      "properties": {
-                        "group": {
-                          "type": "string"
-                        },
-                        "kind": {
-                          "type": "string"
-                        },
-                        "name": {
-                          "type": "string"
-                        },
-                        "namespace": {
-                          "type": "string"
-                        }
-                      },
-                      "required": [
-                        "group",
-                        "kind",
-                        "name",
-                        "namespace"
-                      ],
+                      "properties": OBJ_METADATA_PROPERTIES,
+                      "required": OBJ_METADATA_REQUIRED,
                       "type": "object"
                     },
                     "type": "array"
@@ -172,18 +177,7 @@ export const RESOURCE_GROUP_CRD: KubeObject = {
                           "items": CONDITION_SCHEMA,
                           "type": "array"
                         },
-                        "group": {
-                          "type": "string"
-                        },
-                        "kind": {
-                          "type": "string"
-                        },
-                        "name": {
-                          "type": "string"
-                        },
-                        "namespace": {
-                          "type": "string"
-                        },
+                        ...OBJ_METADATA_PROPERTIES,
                         "reconcile": {
                           "description": "reconcile indicates whether reconciliation has been performed yet and how it went.",
                           "type": "string"
@@ -200,13 +194,7 @@ export const RESOURCE_GROUP_CRD: KubeObject = {
                           "type": "string"
                         }
                       },
-                      "required": [
-                        "group",
-                        "kind",
-                        "name",
-                        "namespace",
-                        "status"
-                      ],
+                      "required": [...OBJ_METADATA_REQUIRED, "status"],
                       "type": "object"
                     },
                     "type": "array"

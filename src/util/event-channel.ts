@@ -7,36 +7,32 @@ export class EventChannel<T> implements AsyncIterable<T> {
   private buffer: T[] = [];
   /** Index of the next item to hand out. */
   private head = 0;
-  private waiting?: (r: IteratorResult<T>) => void;
+  /** Wakes the iterator waiting for an item or the end. */
+  private wake?: () => void;
   private failure?: { error: unknown };
   private closed = false;
 
   push(item: T): void {
     if (this.closed) return;
-    if (this.waiting) {
-      const w = this.waiting;
-      this.waiting = undefined;
-      w({ value: item, done: false });
-    } else this.buffer.push(item);
+    this.buffer.push(item);
+    this.notify();
   }
 
   close(): void {
     this.closed = true;
-    this.flushWaiter();
+    this.notify();
   }
 
   fail(error: unknown): void {
     this.failure = { error };
     this.closed = true;
-    this.flushWaiter();
+    this.notify();
   }
 
-  private flushWaiter(): void {
-    if (this.waiting && this.head === this.buffer.length) {
-      const w = this.waiting;
-      this.waiting = undefined;
-      w({ value: undefined as never, done: true }); // the iterator then rethrows any failure
-    }
+  private notify(): void {
+    const wake = this.wake;
+    this.wake = undefined;
+    wake?.();
   }
 
   async *[Symbol.asyncIterator](): AsyncIterator<T> {
@@ -58,12 +54,7 @@ export class EventChannel<T> implements AsyncIterable<T> {
         if (this.failure) throw this.failure.error;
         return;
       }
-      const r = await new Promise<IteratorResult<T>>((resolve) => (this.waiting = resolve));
-      if (r.done) {
-        if (this.failure) throw this.failure.error;
-        return;
-      }
-      yield r.value;
+      await new Promise<void>((resolve) => (this.wake = resolve));
     }
   }
 }

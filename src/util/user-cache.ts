@@ -24,7 +24,7 @@
 
 import { randomBytes } from "node:crypto";
 import { closeSync, constants, fstatSync, futimesSync, lstatSync, mkdirSync, openSync, readdirSync, readSync, realpathSync, renameSync, unlinkSync, write, writeSync, type Stats } from "node:fs";
-import { open, rename, unlink } from "node:fs/promises";
+import { rename, unlink } from "node:fs/promises";
 import { homedir } from "node:os";
 import { dirname, join, parse, resolve } from "node:path";
 
@@ -176,35 +176,9 @@ function fileProblem(st: Stats): string | undefined {
 const READ_FLAGS = constants.O_RDONLY | (constants.O_NOFOLLOW ?? 0) | (constants.O_NONBLOCK ?? 0);
 const CREATE_FLAGS = constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | (constants.O_NOFOLLOW ?? 0);
 
-/** A cache file's bytes, or undefined when it is missing or may not be trusted (see fileProblem). */
-export async function readEntry(file: string): Promise<Buffer | undefined> {
-  let handle;
-  try {
-    handle = await open(file, READ_FLAGS);
-  } catch {
-    return undefined;
-  }
-  try {
-    const st = await handle.stat();
-    if (fileProblem(st)) return undefined;
-    const buf = Buffer.allocUnsafe(st.size);
-    let n = 0;
-    while (n < st.size) {
-      const { bytesRead } = await handle.read(buf, n, st.size - n, n);
-      if (bytesRead === 0) break;
-      n += bytesRead;
-    }
-    if (n !== st.size) return undefined;
-    return buf;
-  } catch {
-    return undefined;
-  } finally {
-    await handle.close().catch(() => undefined);
-  }
-}
-
 /**
- * The same, synchronously: for small files, a few system calls cost far less than the promises
+ * A cache file's bytes, or undefined when it is missing or may not be trusted (see fileProblem).
+ * Synchronous: for the small files caches hold, a few system calls cost far less than the promises
  * of an asynchronous read (a package of 10,000 files reads its cache in a fraction of a second).
  * `touchAfterMs`: marks the entry used when its time is older than that (one write a day at
  * most per entry, for the clean-up of unused entries).

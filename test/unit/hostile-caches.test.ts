@@ -15,7 +15,7 @@ import { cleanUpDaily, parseCacheFor } from "../../src/object/parse-cache.js";
 import { readPackage } from "../../src/object/read-package.js";
 import { parseYamlDocuments } from "../../src/object/yaml-documents.js";
 import { diskCacheFor } from "../../src/cluster/disk-cache.js";
-import { privateDir, readEntry, writeEntry } from "../../src/util/user-cache.js";
+import { privateDir, readEntrySync as readEntry, writeEntry } from "../../src/util/user-cache.js";
 
 /** Why the directory may not hold a cache (undefined: it may). */
 const privateDirProblem = (dir: string) => {
