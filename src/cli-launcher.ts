@@ -57,16 +57,11 @@ else if (enableCompileCache) {
 function runCached(cacheDir: string, importModuleDynamically: symbol): void {
   const bytes = readFileSync(program);
   const file = join(cacheDir, codeCacheName(bytes));
-  const entry = readCodeCache(readEntrySync(file));
-  // CommonJS's own wrapper (what Module.wrap gives), with the shebang line left out (its newline
-  // kept, so lines number as in the file). Wrapped as bytes and decoded once: a text this large
-  // is then kept outside V8's heap, where a wrapped copy made from a string would add its 1.5 MB
-  // and set off a full garbage collection in a no-op apply (about 15 ms of CPU).
-  const shebangEnd = bytes[0] === 0x23 && bytes[1] === 0x21 ? bytes.indexOf(0x0a) : 0;
-  const body = bytes.subarray(shebangEnd < 0 ? bytes.length : shebangEnd);
-  const whole = Buffer.concat([Buffer.from("(function (exports, require, module, __filename, __dirname) { "), body, Buffer.from("\n})")]);
   // The build makes the script ASCII, which latin1 reads as UTF-8 would, three times faster.
-  const wrapped = isAscii(whole) ? whole.toString("latin1") : whole.toString("utf8");
+  const source = isAscii(bytes) ? bytes.toString("latin1") : bytes.toString("utf8");
+  const entry = readCodeCache(readEntrySync(file));
+  // CommonJS's own wrapper (what Module.wrap gives), with the shebang line left out.
+  const wrapped = `(function (exports, require, module, __filename, __dirname) { ${source.replace(/^#!.*/, "")}\n})`;
   const script = new Script(wrapped, { filename: program, ...(entry ? { cachedData: entry.data } : {}), importModuleDynamically: importModuleDynamically as never });
   const usable = entry && !script.cachedDataRejected;
   if (!usable || entry.runs < CODE_CACHE_RUNS) {
