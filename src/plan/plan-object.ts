@@ -69,9 +69,9 @@ function configFor(object: KubeObject, live: KubeObject | undefined, rules: Left
  * API server measures them. An object already applied from this very configuration is known to
  * fit (the server stored it), so a no-op pays for no measurement.
  */
-function methodFor(config: KubeObject, serverSide: boolean, noop: boolean): Pick<ObjectDecision, "method" | "methodReason"> {
+function methodFor(config: KubeObject, live: KubeObject | undefined, serverSide: boolean): Pick<ObjectDecision, "method" | "methodReason"> {
   if (serverSide) return { method: "server-side" };
-  if (noop) return { method: "client-side" };
+  if (live && isCsaNoop(config, live)) return { method: "client-side" };
   const bytes = storedAnnotationBytes(config, "client-side");
   if (bytes <= MAX_ANNOTATIONS_BYTES) return { method: "client-side" };
   return {
@@ -90,7 +90,7 @@ export function needsMergeSchema(object: KubeObject, live: KubeObject | undefine
   const rules = rulesOf(object);
   if (rules.createOnly) return false;
   const config = configFor(object, live, rules);
-  return !isCsaNoop(config, live) && methodFor(config, serverSide, false).method === "client-side";
+  return !isCsaNoop(config, live) && methodFor(config, live, serverSide).method === "client-side";
 }
 
 /**
@@ -114,9 +114,7 @@ function decideOperation(object: KubeObject, live: KubeObject | undefined, schem
     return { operation: "unchanged", method, leftAlone: { createOnly: true }, ...(method === "client-side" ? { csa: { op: "unchanged" as const } } : {}) };
   }
   const config = configFor(object, live, rules);
-  // Asked once: the no-op check walks the whole object (and it decides the method too).
-  const noop = !o.serverSide && live !== undefined && isCsaNoop(config, live);
-  const how = methodFor(config, o.serverSide, noop);
+  const how = methodFor(config, live, o.serverSide);
   const fields = rules.fields.length ? { fields: rules.fields.map((f) => f.text) } : undefined;
   if (how.method === "server-side") {
     // Fields our field manager owns and the package now leaves alone are given up before the
@@ -130,7 +128,7 @@ function decideOperation(object: KubeObject, live: KubeObject | undefined, schem
   }
   const leftAlone = fields ? { leftAlone: fields } : {};
   if (!live) return { operation: "create", ...how, ...leftAlone, csa: planClientSideApply(object, undefined, undefined, undefined, rules.fields) };
-  if (noop) return { operation: "unchanged", ...how, ...leftAlone, csa: { op: "unchanged" } };
+  if (isCsaNoop(config, live)) return { operation: "unchanged", ...how, ...leftAlone, csa: { op: "unchanged" } };
   // An annotation that cannot be read counts as none (the patch removes nothing), and is said.
   const problem = lastAppliedProblem(live);
   const noted = problem ? { ...leftAlone, lastAppliedUnreadable: problem } : leftAlone;
