@@ -82,11 +82,7 @@ export interface ClusterAccess {
 let access: { path: string; mtimeMs: number; value: ClusterAccess } | undefined;
 
 /** The test cluster's server, CA and admin client certificate, from its kubeconfig (read again only when the file changes). */
-export async function clusterAccess(): Promise<ClusterAccess> {
-  return adminAccess();
-}
-
-function adminAccess(): ClusterAccess {
+export function clusterAccess(): ClusterAccess {
   const path = kubeconfig();
   const { mtimeMs } = statSync(path);
   if (access?.path !== path || access.mtimeMs !== mtimeMs) {
@@ -101,7 +97,7 @@ function adminAccess(): ClusterAccess {
 
 /** One request to the test cluster as its admin. */
 export function adminRequest(method: string, path: string, body?: unknown): Promise<{ status: number; body: string }> {
-  const { server, caData, certData, keyData } = adminAccess();
+  const { server, caData, certData, keyData } = clusterAccess();
   const pem = (b64: string) => Buffer.from(b64, "base64");
   const data = body === undefined ? "" : JSON.stringify(body);
   return new Promise((done, fail) => {
