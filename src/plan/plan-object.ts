@@ -4,7 +4,7 @@
 // here and nowhere else, for an object whose live state moved since the plan read it. Any new
 // per-object choice (how an object is applied, whether it is applied at all) belongs here. Pure.
 
-import { lastAppliedProblem } from "../apply/csa/last-applied.js";
+import { appliedFrom, lastAppliedProblem } from "../apply/csa/last-applied.js";
 import { isCsaNoop, planClientSideApply } from "../apply/csa/plan-csa.js";
 import type { PatchSchema } from "../apply/csa/patch-schema.js";
 import { hasLeftAloneAnnotations, leftAloneRules, ownedLeftAlone, withoutFields, type LeftAloneRules } from "../apply/left-alone.js";
@@ -66,12 +66,12 @@ function configFor(object: KubeObject, live: KubeObject | undefined, rules: Left
  * Client-side apply, unless the run applies server-side or the object is too large for it: the
  * annotations the server would store (the package's, the owning-inventory one, and client-side
  * apply's last-applied copy of the whole object) are over its limit of 256 KiB, measured as the
- * API server measures them. An object already applied from this very configuration is known to
- * fit (the server stored it), so a no-op pays for no measurement.
+ * API server measures them. An object last applied from this very configuration is known to fit
+ * (the server stored it), so a re-apply pays for no measurement.
  */
 function methodFor(config: KubeObject, live: KubeObject | undefined, serverSide: boolean): Pick<ObjectDecision, "method" | "methodReason"> {
   if (serverSide) return { method: "server-side" };
-  if (live && isCsaNoop(config, live)) return { method: "client-side" };
+  if (live && appliedFrom(config, live)) return { method: "client-side" };
   const bytes = storedAnnotationBytes(config, "client-side");
   if (bytes <= MAX_ANNOTATIONS_BYTES) return { method: "client-side" };
   return {
@@ -130,7 +130,7 @@ function decideOperation(object: KubeObject, live: KubeObject | undefined, schem
   if (!live) return { operation: "create", ...how, ...leftAlone, csa: planClientSideApply(object, undefined, undefined, undefined, rules.fields) };
   if (isCsaNoop(config, live)) return { operation: "unchanged", ...how, ...leftAlone, csa: { op: "unchanged" } };
   // An annotation that cannot be read counts as none (the patch removes nothing), and is said.
-  const problem = lastAppliedProblem(live);
+  const problem = appliedFrom(config, live) ? undefined : lastAppliedProblem(live);
   const noted = problem ? { ...leftAlone, lastAppliedUnreadable: problem } : leftAlone;
   if (schema instanceof Error) return { operation: "update", ...how, ...noted, unplanned: schema.message };
   try {

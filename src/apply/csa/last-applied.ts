@@ -63,6 +63,12 @@ export function withLastApplied(obj: KubeObject): KubeObject {
  */
 const values = new WeakMap<KubeObject, string>();
 
+/** `live` was last applied from exactly `config`: its annotation is what withLastApplied would write. */
+export function appliedFrom(config: KubeObject, live: KubeObject): boolean {
+  const recorded = live.metadata.annotations?.[LAST_APPLIED_ANNOTATION];
+  return recorded !== undefined && recorded === lastAppliedValue(config);
+}
+
 /** The annotation's value for `obj`, as withLastApplied writes it. */
 export function lastAppliedValue(obj: KubeObject): string {
   let value = values.get(obj);

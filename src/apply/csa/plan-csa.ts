@@ -6,7 +6,7 @@
 import { LAST_APPLIED_ANNOTATION, type KubeObject } from "../../model/kube-object.js";
 import type { CsaPlan } from "../../model/plan.js";
 import { applyMergePatch, applyStrategicPatch } from "./apply-patch.js";
-import { lastAppliedOf, lastAppliedValue, withLastApplied } from "./last-applied.js";
+import { appliedFrom, lastAppliedOf, lastAppliedValue, withLastApplied } from "./last-applied.js";
 import type { PatchSchema } from "./patch-schema.js";
 import { appliedByManager } from "../ssa-local.js";
 import { isSubset } from "../ssa-noop.js";
@@ -25,9 +25,7 @@ import { createThreeWayMergePatch, createThreeWayStrategicPatch, isEmptyPatch, m
 export function isCsaNoop(desired: KubeObject, live: KubeObject): boolean {
   // The cheap tests first: most objects that will need a patch fail them without encoding anything
   // (an object applied server-side has no annotation to compare with).
-  const recorded = live.metadata.annotations?.[LAST_APPLIED_ANNOTATION];
-  if (recorded === undefined || !containsJson(live as unknown as JsonValue, desired as unknown as JsonValue)) return false;
-  return recorded === lastAppliedValue(desired);
+  return live.metadata.annotations?.[LAST_APPLIED_ANNOTATION] !== undefined && containsJson(live as unknown as JsonValue, desired as unknown as JsonValue) && appliedFrom(desired, live);
 }
 
 /**
@@ -36,9 +34,7 @@ export function isCsaNoop(desired: KubeObject, live: KubeObject): boolean {
  * the configuration, and then differ from it).
  */
 function lastAppliedUnchanged(desired: KubeObject, live: KubeObject): boolean {
-  const recorded = live.metadata.annotations?.[LAST_APPLIED_ANNOTATION];
-  if (recorded === undefined || desired.metadata.annotations?.[LAST_APPLIED_ANNOTATION] !== undefined) return false;
-  return recorded === lastAppliedValue(desired) && !hasUndefined(desired);
+  return desired.metadata.annotations?.[LAST_APPLIED_ANNOTATION] === undefined && appliedFrom(desired, live) && !hasUndefined(desired);
 }
 
 function hasUndefined(value: unknown): boolean {
