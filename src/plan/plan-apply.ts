@@ -113,7 +113,8 @@ export function planApply(facts: ApplyFacts, o: PlanApplyOptions): ApplyPlan {
   const parts = info.applySet
     ? { installCrd: false, ...common, ...initialParent(info, packageRefs, stored, o.inventoryPolicy) }
     : { installCrd: !facts.inventory.crdInstalled, ...common, ...(!stored || union.size !== previous.size ? { initialInventory: union.toArray() } : {}) };
-  if (!info.applySet) refuseOversizedInventory(info, union.toArray(), stored);
+  // An inventory the run does not grow is one the server already stores.
+  if ("initialInventory" in parts && parts.initialInventory) refuseOversizedInventory(info, parts.initialInventory, stored);
   const parent = info.applySet ? { ref: parentRef(info), exists: Boolean(stored), changed: "initialParent" in parts } : undefined;
   const plan: ApplyPlan = {
     command: "apply",
