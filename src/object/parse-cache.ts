@@ -41,7 +41,7 @@ interface ParseCacheOptions {
 }
 
 /** Bump when a snapshot's shape or meaning changes. */
-const FORMAT = 6;
+const FORMAT = 7;
 
 /** The parser's build: this module's file (a bundle chunk is named by its content hash) and its time. */
 function buildId(): string {
@@ -126,7 +126,7 @@ function isSnapshot(v: unknown): v is YamlSnapshot {
   const { documents: docs, wholeFile } = (v ?? {}) as { documents?: unknown; wholeFile?: unknown };
   if (!Array.isArray(docs) || (wholeFile !== undefined && typeof wholeFile !== "boolean")) return false;
   const line = (n: unknown) => Number.isSafeInteger(n) && (n as number) >= 0;
-  return docs.every((d) => d !== null && typeof d === "object" && line(d.line) && line(d.firstLine) && line(d.lineCount) && line(d.textLength) && (d.index === undefined || line(d.index)) && (d.requestBytes === undefined || line(d.requestBytes)) && "value" in d && (d.parseAgain === undefined || (d.parseAgain === true && !wholeFile)));
+  return docs.every((d) => d !== null && typeof d === "object" && line(d.line) && line(d.firstLine) && line(d.lineCount) && line(d.textLength) && (d.index === undefined || line(d.index)) && (d.requestBytes === undefined || line(d.requestBytes)) && (d.valid === undefined || d.valid === true) && "value" in d && (d.parseAgain === undefined || (d.parseAgain === true && !wholeFile)));
 }
 
 const DAY_MS = 24 * 3600 * 1000;

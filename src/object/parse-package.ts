@@ -109,7 +109,7 @@ export function analyzePackage(input: PackageInput, opts: ParsePackageOptions): 
     if (functionConfigs.has(posix.normalize(file.path))) continue;
     const inRootPackage = input.fromStdin || !isInSubpackage(file.path, subpackageDirs);
     for (const doc of parsed.documents) {
-      for (const entry of expandLists({ value: doc.value, file: where, ...(input.fromStdin ? {} : { pkgFile: file.path }), line: doc.line, lineOf: doc.lineOf, ...(doc.textLength !== undefined ? { textLength: doc.textLength } : {}), ...(doc.plainJson ? { plainJson: true } : {}), ...(doc.requestBytes !== undefined ? { requestBytes: doc.requestBytes } : {}) })) {
+      for (const entry of expandLists({ value: doc.value, file: where, ...(input.fromStdin ? {} : { pkgFile: file.path }), line: doc.line, lineOf: doc.lineOf, ...(doc.textLength !== undefined ? { textLength: doc.textLength } : {}), ...(doc.plainJson ? { plainJson: true } : {}), ...(doc.valid ? { valid: true } : {}), ...(doc.requestBytes !== undefined ? { requestBytes: doc.requestBytes } : {}) })) {
         classifyEntry(entry, inRootPackage, input.fromStdin, found, issues);
       }
     }
@@ -147,6 +147,8 @@ interface Entry {
   plainJson?: boolean;
   /** Its size as a request, measured when it was first read (the parse cache keeps it). */
   requestBytes?: number;
+  /** validateObject found nothing wrong with it when it was first read (the parse cache keeps it). */
+  valid?: true;
 }
 
 interface Found {
@@ -242,7 +244,7 @@ function classifyEntry(e: Entry, inRootPackage: boolean, fromStdin: boolean, fou
   if (localConfig !== undefined && localConfig !== "false") return;
   if (annotations[FUNCTION_ANNOTATION] !== undefined) return;
 
-  const { object, problems } = validateObject(v, e.plainJson ? { plainJson: true } : {});
+  const { object, problems } = validateObject(v, e.valid ? { valid: true } : e.plainJson ? { plainJson: true } : {});
   const name = describeObject(v);
   const located = problems.map((p) => ({ line: e.lineOf(p.path) ?? e.line, message: p.message }));
   // Top to bottom, as the user reads the file (the sort is stable for problems on one line).
@@ -286,10 +288,14 @@ export function requestBytesToMeasure(value: unknown, textLength: number | undef
   return isRecord(value) && (textLength === undefined || textLength >= 512 * 1024);
 }
 
-/** A document's size as a request, as requestBytesOver measures its object (JSON values as they are). */
-export function requestBytesOf(value: unknown): number | undefined {
-  const { object } = validateObject(value, { plainJson: true });
-  return object ? Buffer.byteLength(JSON.stringify(object)) : undefined;
+/**
+ * What the parse cache keeps of a document's checks (JSON values as they are): whether validateObject
+ * finds nothing wrong with it, and its size as a request when requestBytesOver measures it.
+ */
+export function checkOnce(value: unknown, textLength: number): { valid?: true; requestBytes?: number } {
+  const { object, problems } = validateObject(value, { plainJson: true });
+  if (!object) return {};
+  return { ...(problems.length === 0 ? { valid: true as const } : {}), ...(requestBytesToMeasure(object, textLength) ? { requestBytes: Buffer.byteLength(JSON.stringify(object)) } : {}) };
 }
 
 function findDuplicates(objects: PackageObject[]): PackageIssue[] {

@@ -8,7 +8,7 @@ import { PackageError, UsageError } from "../model/errors.js";
 import { decodeText } from "./file-text.js";
 import { compileKrmIgnore } from "./krmignore.js";
 import type { IgnoreMatcher } from "./krmignore.js";
-import { analyzePackage, contentsOf, requestBytesOf, requestBytesToMeasure } from "./parse-package.js";
+import { analyzePackage, checkOnce, contentsOf } from "./parse-package.js";
 import type { PackageParseCache, ParseCache } from "./parse-cache.js";
 import { parseYamlDocuments, restoreYamlDocuments, type ParsedYaml, type YamlSnapshot } from "./yaml-documents.js";
 import type { PackageFile, PackageInput } from "./parse-package.js";
@@ -65,7 +65,7 @@ async function parseWithCache(files: PackageFile[], cache: PackageParseCache): P
     f.parsed = parseYamlDocuments(f.content);
     // A Secret's document is kept as its lines alone (parsed again from the file on every run).
     const fresh = f.parsed.snapshot?.(holdsSecret);
-    if (fresh) cache.write(key, withRequestBytes(fresh, f.parsed));
+    if (fresh) cache.write(key, withChecks(fresh, f.parsed));
     if (performance.now() - turn > 5) {
       await new Promise((resolve) => setImmediate(resolve));
       turn = performance.now();
@@ -101,17 +101,17 @@ function cachedParse(cache: PackageParseCache): CachedParse {
 }
 
 /**
- * The snapshot with the request size of each large document measured once (parse-package.ts'
- * check against the API server's limit), so no later run serializes a CRD of megabytes for it.
+ * The snapshot with each document checked once (parse-package.ts): whether it is a valid object,
+ * and a large one's size as a request, so no later run validates a 500-object package again or
+ * serializes a CRD of megabytes to measure it.
  */
-function withRequestBytes(snap: YamlSnapshot, parsed: ParsedYaml): YamlSnapshot {
+function withChecks(snap: YamlSnapshot, parsed: ParsedYaml): YamlSnapshot {
   snap.documents.forEach((d, i) => {
     if (d.parseAgain) return;
-    const bytes = requestBytesToMeasure(d.value, d.textLength) ? requestBytesOf(d.value) : undefined;
-    if (bytes === undefined) return;
-    d.requestBytes = bytes;
+    const checked = checkOnce(d.value, d.textLength);
+    Object.assign(d, checked);
     const doc = parsed.documents[i];
-    if (doc) doc.requestBytes = bytes;
+    if (doc) Object.assign(doc, checked);
   });
   return snap;
 }

@@ -40,7 +40,9 @@ const objectSchema = z.looseObject({
 /** The API server's limit on the total size of an object's annotations. */
 const MAX_ANNOTATIONS_BYTES = 256 * 1024;
 
-export function validateObject(raw: unknown, opts: { plainJson?: boolean } = {}): ObjectValidation {
+export function validateObject(raw: unknown, opts: { plainJson?: boolean; valid?: boolean } = {}): ObjectValidation {
+  // `valid`: JSON values this build already found nothing wrong with (the parse cache says so).
+  if (opts.valid && isRecord(raw)) return { object: withoutNullMaps(raw as unknown as KubeObject), problems: [] };
   if (!isRecord(raw)) {
     return { problems: [{ path: [], message: `expected a Kubernetes object (a mapping with apiVersion, kind and metadata), found ${typeName(raw)}` }] };
   }

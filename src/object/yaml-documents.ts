@@ -20,6 +20,8 @@ interface YamlDocument {
   plainJson?: boolean;
   /** Its size as a request to the API server, when the parse cache has it (parse-package.ts). */
   requestBytes?: number;
+  /** Checked when first read, and nothing was wrong with it (parse-package.ts). */
+  valid?: true;
 }
 
 interface YamlSyntaxError {
@@ -46,7 +48,7 @@ export interface ParsedYaml {
  * parsing the whole text again, and `index` is the document's place among the file's documents.
  */
 export interface YamlSnapshot {
-  documents: { value: unknown; line: number; firstLine: number; lineCount: number; textLength: number; index?: number; requestBytes?: number; parseAgain?: true }[];
+  documents: { value: unknown; line: number; firstLine: number; lineCount: number; textLength: number; index?: number; requestBytes?: number; valid?: true; parseAgain?: true }[];
   wholeFile?: boolean;
 }
 
@@ -192,7 +194,7 @@ export function restoreYamlDocuments(content: string | (() => string), snap: Yam
     }
     return stripped;
   };
-  const size = (d: YamlSnapshot["documents"][number]) => ({ plainJson: true, ...(d.requestBytes !== undefined ? { requestBytes: d.requestBytes } : {}) });
+  const size = (d: YamlSnapshot["documents"][number]) => ({ plainJson: true, ...(d.valid ? { valid: true as const } : {}), ...(d.requestBytes !== undefined ? { requestBytes: d.requestBytes } : {}) });
   if (snap.wholeFile) {
     let tree: ParsedYaml | undefined;
     const documents = snap.documents.map((d, i) => ({
