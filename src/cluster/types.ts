@@ -95,7 +95,7 @@ export interface Cluster {
   accessReview?(q: { verb: string; group: string; kind: string; namespace: string; name?: string }, signal?: AbortSignal): Promise<{ allowed: boolean; resource: string } | undefined>;
   /** Who the server takes this identity for (a SelfSubjectReview): `system:serviceaccount:app:deployer`; undefined when it cannot tell. */
   whoAmI?(signal?: AbortSignal): Promise<string | undefined>;
-  /** The OpenAPI v3 document of a group/version, for client-side apply's merge keys. */
+  /** The schemas (`components`) of a group/version's OpenAPI v3 document, for client-side apply's merge keys. */
   openapi(group: string, version: string): Promise<unknown | undefined>;
   close(): void;
 }
