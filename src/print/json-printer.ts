@@ -5,7 +5,7 @@
 
 import type { EngineEvent, GroupEvent, RunStats } from "../model/events.js";
 import type { ObjRef } from "../model/ref.js";
-import { formatGoJsonLine, formatRfc3339, type JsonRecord } from "./go-json.js";
+import { formatEventLine, type JsonRecord } from "./go-json.js";
 import type { PrintOptions } from "./print-options.js";
 import { hookFailure } from "./lifecycle-lines.js";
 import { countFor, RunTally } from "../model/run-tally.js";
@@ -14,7 +14,7 @@ export async function printJson(events: AsyncIterable<EngineEvent>, opts: PrintO
   const now = opts.now ?? (() => new Date());
   const tally = new RunTally();
   const emit = (type: string, content: JsonRecord): void => {
-    opts.stdout.write(formatGoJsonLine({ ...content, timestamp: formatRfc3339(now()), type }));
+    opts.stdout.write(formatEventLine(type, content, now()));
   };
   try {
     for await (const e of events) {
