@@ -10,7 +10,7 @@ import type { applyFlags, GlobalFlags } from "./command-specs.js";
 import { confirmHook } from "./confirm-deletes.js";
 import { colorFor, readCommandPackage, statusOptionsFor, type CommandIO } from "./io.js";
 import { showPreview } from "./live-diff.js";
-import { isFleetRun, planFleetRun, previewFleet, runFleetCommand } from "./live-fleet.js";
+import { planFleetRun, previewFleet, runFleetCommand } from "./live-fleet.js";
 import { openClusterEarly, runSockets } from "./open-cluster.js";
 import { showRun } from "./show-run.js";
 
@@ -27,7 +27,7 @@ export async function liveApply(pkgPath: string, f: FlagValues<typeof applyFlags
   // The dry run's change set, as `live diff` shows it. Client-side dry runs are computed locally.
   const why = local ? "--local" : dryRun === "client" ? "a client-side dry run, as kpt's --dry-run" : undefined;
   const fleet = { contexts, rollout, maxClustersAtOnce };
-  const planned = isFleetRun(fleet) ? planFleetRun(fleet, g, io, engine.concurrency) : undefined;
+  const planned = planFleetRun(fleet, g, io, engine.concurrency);
   const early = planned ? undefined : openClusterEarly(g, { maxSockets: runSockets(engine.concurrency), openapi: !engine.serverSide, io });
   try {
     const pkg = await readCommandPackage(pkgPath, io, rgFile, { flag: applySet, namespace: g.namespace });

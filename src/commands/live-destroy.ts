@@ -6,7 +6,7 @@ import type { FlagValues } from "./flag-spec.js";
 import type { destroyFlags, GlobalFlags } from "./command-specs.js";
 import { confirmHook } from "./confirm-deletes.js";
 import { colorFor, readCommandPackage, statusOptionsFor, type CommandIO } from "./io.js";
-import { isFleetRun, planFleetRun, runFleetCommand } from "./live-fleet.js";
+import { planFleetRun, runFleetCommand } from "./live-fleet.js";
 import { openClusterEarly, runSockets } from "./open-cluster.js";
 import { showRun } from "./show-run.js";
 
@@ -14,7 +14,7 @@ export async function liveDestroy(pkgPath: string, f: FlagValues<typeof destroyF
   // Everything but the engine's own options (engine/options.ts, keyed the same).
   const { rgFile, applySet, dryRun: dry, output, showStatusEvents, healthRules, yes, contexts, rollout, maxClustersAtOnce, allowAnyCluster, ...engine } = f;
   const fleet = { contexts, rollout, maxClustersAtOnce };
-  const planned = isFleetRun(fleet) ? planFleetRun(fleet, g, io, engine.concurrency) : undefined;
+  const planned = planFleetRun(fleet, g, io, engine.concurrency);
   const early = planned ? undefined : openClusterEarly(g, { maxSockets: runSockets(engine.concurrency), io });
   try {
     const pkg = await readCommandPackage(pkgPath, io, rgFile, { flag: applySet, namespace: g.namespace });

@@ -12,7 +12,7 @@ import { runApply } from "../engine/run.js";
 import type { FlagValues } from "./flag-spec.js";
 import type { diffFlags, GlobalFlags } from "./command-specs.js";
 import { colorFor, readCommandPackage, type CommandIO } from "./io.js";
-import { isFleetRun, planFleetRun, previewFleet } from "./live-fleet.js";
+import { planFleetRun, previewFleet } from "./live-fleet.js";
 import { openClusterEarly, runSockets } from "./open-cluster.js";
 
 export async function liveDiff(pkgPath: string, f: FlagValues<typeof diffFlags>, g: GlobalFlags, io: CommandIO): Promise<0 | 1 | 2> {
@@ -20,7 +20,7 @@ export async function liveDiff(pkgPath: string, f: FlagValues<typeof diffFlags>,
   const { output, local, applySet, contexts, maxClustersAtOnce, ...engine } = f;
   if (engine.forceConflicts && !engine.serverSide) throw new UsageError("--force-conflicts only applies with --server-side");
   const localNote = local ? { local: localPreviewNote("--local", engine.serverSide) } : {};
-  const planned = isFleetRun({ contexts, maxClustersAtOnce }) ? planFleetRun({ contexts }, g, io, engine.concurrency) : undefined;
+  const planned = planFleetRun({ contexts, maxClustersAtOnce }, g, io, engine.concurrency);
   const early = planned ? undefined : openClusterEarly(g, { maxSockets: runSockets(engine.concurrency), openapi: !engine.serverSide, io });
   try {
     const pkg = await readCommandPackage(pkgPath, io, undefined, { flag: applySet, namespace: g.namespace });

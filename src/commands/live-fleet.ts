@@ -35,15 +35,16 @@ interface FleetFlags {
   maxClustersAtOnce?: number;
 }
 
-/** True when the command runs on many clusters; the flags only such a run takes are refused without them. */
-export function isFleetRun(f: FleetFlags): boolean {
-  const fleet = Boolean(f.contexts?.length || f.rollout !== undefined);
-  if (!fleet && f.maxClustersAtOnce !== undefined) throw new UsageError("--max-clusters-at-once only applies to a run on several clusters: add --contexts (or --rollout)");
-  return fleet;
-}
-
-/** The clusters and waves of the run, from --contexts and --rollout over the kubeconfig; flags that pick one cluster are refused. */
-export function planFleetRun(f: FleetFlags, g: GlobalFlags, io: CommandIO, concurrency: number | undefined): PlannedFleet {
+/**
+ * The clusters and waves of a run on many clusters, from --contexts and --rollout over the
+ * kubeconfig; undefined for a run on one, where --max-clusters-at-once is refused. Flags that
+ * pick one cluster are refused in a run on many.
+ */
+export function planFleetRun(f: FleetFlags, g: GlobalFlags, io: CommandIO, concurrency: number | undefined): PlannedFleet | undefined {
+  if (!f.contexts?.length && f.rollout === undefined) {
+    if (f.maxClustersAtOnce !== undefined) throw new UsageError("--max-clusters-at-once only applies to a run on several clusters: add --contexts (or --rollout)");
+    return undefined;
+  }
   const picked = f.contexts?.length ? "--contexts" : "--rollout";
   for (const [flag, value] of [
     ["--context", g.context],

@@ -23,7 +23,7 @@ import type { ComputeStatusOptions } from "../status/types.js";
 import type { FlagValues } from "./flag-spec.js";
 import type { GlobalFlags, statusFlags } from "./command-specs.js";
 import { colorFor, readCommandPackage, statusOptionsFor, type CommandIO } from "./io.js";
-import { isFleetRun, onEveryCluster, planFleetRun } from "./live-fleet.js";
+import { onEveryCluster, planFleetRun } from "./live-fleet.js";
 import { openClusterEarly } from "./open-cluster.js";
 
 type StatusFlags = FlagValues<typeof statusFlags>;
@@ -37,7 +37,7 @@ export async function liveStatus(pkgPath: string, f: StatusFlags, g: GlobalFlags
     const unread = pkgPath !== "." ? `the package "${pkgPath}"` : `--rg-file "${rgFile}"`;
     io.stderr.write(warningLine(`--inv-type remote shows every inventory in the cluster; ${unread} is not read (choose inventories with --inv-names)`));
   }
-  const planned = isFleetRun({ contexts, maxClustersAtOnce }) ? planFleetRun({ contexts }, g, io, undefined) : undefined;
+  const planned = planFleetRun({ contexts, maxClustersAtOnce }, g, io, undefined);
   const early = planned ? undefined : openClusterEarly(g, { io });
   try {
     // Remote: the --health-rules files' rules only; there is no package to read.
