@@ -6,7 +6,7 @@
 
 import type { ValueCompletion } from "../completion/command-spec.js";
 import { UsageError } from "../model/errors.js";
-import { parseDuration } from "./duration.js";
+import { goDurationMs } from "../object/go-duration.js";
 
 export interface FlagSpec<T> {
   /** As commander takes it: "--reconcile-timeout <duration>", "-n, --namespace <namespace>". */
@@ -89,11 +89,9 @@ export function duration(flags: string, description: string, defaultValue?: stri
     ...(defaultValue !== undefined ? { default: defaultValue } : {}),
     parse: (v, flag) => {
       if (v === undefined) return undefined;
-      try {
-        return parseDuration(String(v), `--${flag}`);
-      } catch (err) {
-        throw new UsageError((err as Error).message);
-      }
+      const ms = goDurationMs(String(v));
+      if (ms === undefined) throw new UsageError(`invalid duration ${JSON.stringify(String(v))} for --${flag}: use a number with a unit, like 30s, 2m or 1h30m`);
+      return ms === 0 ? undefined : ms;
     },
   };
 }

@@ -10,7 +10,7 @@ import type { applyFlags, GlobalFlags } from "./command-specs.js";
 import { confirmHook } from "./confirm-deletes.js";
 import { colorFor, readCommandPackage, statusOptionsFor, type CommandIO } from "./io.js";
 import { showPreview } from "./live-diff.js";
-import { isFleetRun, planFleetRun, previewFleet, runFleetCommand } from "./live-fleet.js";
+import { planFleetRun, previewFleet, runFleetCommand } from "./live-fleet.js";
 import { openClusterEarly, runSockets } from "./open-cluster.js";
 import { showRun } from "./show-run.js";
 
@@ -27,29 +27,28 @@ export async function liveApply(pkgPath: string, f: FlagValues<typeof applyFlags
   // The dry run's change set, as `live diff` shows it. Client-side dry runs are computed locally.
   const why = local ? "--local" : dryRun === "client" ? "a client-side dry run, as kpt's --dry-run" : undefined;
   const fleet = { contexts, rollout, maxClustersAtOnce };
-  if (isFleetRun(fleet)) {
-    const planned = planFleetRun(fleet, g, io, engine.concurrency);
-    const pkg = await readCommandPackage(pkgPath, io, rgFile, { flag: applySet, namespace: g.namespace });
-    const options = { ...engine, dryRun, statusOptions: await statusOptionsFor(pkg, healthRules) } as const;
-    if (output !== "markdown") return await runFleetCommand("apply", pkg, planned, options, { ...fleet, output, showStatusEvents, yes, dryRun: dry, allowAnyCluster }, g, io);
-    const title = "kpt-ts live apply --dry-run";
-    const code = await previewFleet(pkg, planned, options, { output, title, codes: "run", guard: { allowAnyCluster }, maxClustersAtOnce, ...(why ? { local: localPreviewNote(why, engine.serverSide) } : {}) }, g, io);
-    if (code !== 0) throw new FleetError("the dry run did not succeed on every cluster (see the summary)", code);
-    return;
-  }
-  const early = openClusterEarly(g, { maxSockets: runSockets(engine.concurrency), openapi: !engine.serverSide, io });
+  const planned = planFleetRun(fleet, g, io, engine.concurrency);
+  const early = planned ? undefined : openClusterEarly(g, { maxSockets: runSockets(engine.concurrency), openapi: !engine.serverSide, io });
   try {
     const pkg = await readCommandPackage(pkgPath, io, rgFile, { flag: applySet, namespace: g.namespace });
-    const statusOptions = await statusOptionsFor(pkg, healthRules);
-    const cluster = early.use();
+    const options = { ...engine, dryRun, statusOptions: await statusOptionsFor(pkg, healthRules) } as const;
+    const localNote = why ? { local: localPreviewNote(why, engine.serverSide) } : {};
+    const title = "kpt-ts live apply --dry-run";
+    if (planned) {
+      if (output !== "markdown") return await runFleetCommand("apply", pkg, planned, options, { ...fleet, output, showStatusEvents, yes, dryRun: dry, allowAnyCluster }, g, io);
+      const code = await previewFleet(pkg, planned, options, { output, title, codes: "run", guard: { allowAnyCluster }, maxClustersAtOnce, ...localNote }, g, io);
+      if (code !== 0) throw new FleetError("the dry run did not succeed on every cluster (see the summary)", code);
+      return;
+    }
+    const cluster = early!.use();
     await guardCluster(pkg.inventory, cluster, cluster.context, { allowAnyCluster, signal: io.signal });
     const confirm = confirmHook(pkg, { yes, dryRun: dry, output, color: colorFor(io, g) }, io);
-    const events = runApply(pkg, cluster, { ...engine, dryRun, statusOptions, signal: io.signal, confirm });
+    const events = runApply(pkg, cluster, { ...options, signal: io.signal, confirm });
     if (output !== "markdown") return await showRun(events, { command: "apply", output, showStatusEvents, globals: g, io });
-    const changes = await collectChangeSet(events, why ? { local: localPreviewNote(why, engine.serverSide) } : {});
-    await showPreview(changes, "kpt-ts live apply --dry-run", "markdown", g, io);
+    const changes = await collectChangeSet(events, localNote);
+    await showPreview(changes, title, "markdown", g, io);
     if (changes.changes.some((c) => c.error)) throw new ResultError("some objects would fail to apply");
   } finally {
-    early.close();
+    early?.close();
   }
 }

@@ -12,7 +12,7 @@ import { runApply } from "../engine/run.js";
 import type { FlagValues } from "./flag-spec.js";
 import type { diffFlags, GlobalFlags } from "./command-specs.js";
 import { colorFor, readCommandPackage, type CommandIO } from "./io.js";
-import { isFleetRun, planFleetRun, previewFleet } from "./live-fleet.js";
+import { planFleetRun, previewFleet } from "./live-fleet.js";
 import { openClusterEarly, runSockets } from "./open-cluster.js";
 
 export async function liveDiff(pkgPath: string, f: FlagValues<typeof diffFlags>, g: GlobalFlags, io: CommandIO): Promise<0 | 1 | 2> {
@@ -20,20 +20,17 @@ export async function liveDiff(pkgPath: string, f: FlagValues<typeof diffFlags>,
   const { output, local, applySet, contexts, maxClustersAtOnce, ...engine } = f;
   if (engine.forceConflicts && !engine.serverSide) throw new UsageError("--force-conflicts only applies with --server-side");
   const localNote = local ? { local: localPreviewNote("--local", engine.serverSide) } : {};
-  if (isFleetRun({ contexts, maxClustersAtOnce })) {
-    const planned = planFleetRun({ contexts }, g, io, engine.concurrency);
-    const pkg = await readCommandPackage(pkgPath, io, undefined, { flag: applySet, namespace: g.namespace });
-    return (await previewFleet(pkg, planned, { ...engine, dryRun: local ? "client" : "server" }, { output, title: "kpt-ts live diff", codes: "diff", maxClustersAtOnce, ...localNote }, g, io)) as 0 | 1 | 2;
-  }
-  const early = openClusterEarly(g, { maxSockets: runSockets(engine.concurrency), openapi: !engine.serverSide, io });
+  const planned = planFleetRun({ contexts, maxClustersAtOnce }, g, io, engine.concurrency);
+  const early = planned ? undefined : openClusterEarly(g, { maxSockets: runSockets(engine.concurrency), openapi: !engine.serverSide, io });
   try {
     const pkg = await readCommandPackage(pkgPath, io, undefined, { flag: applySet, namespace: g.namespace });
-    const events = runApply(pkg, early.use(), { ...engine, dryRun: local ? "client" : "server", signal: io.signal });
-    const changes = await collectChangeSet(events, localNote);
+    const options = { ...engine, dryRun: local ? "client" : "server" } as const;
+    if (planned) return (await previewFleet(pkg, planned, options, { output, title: "kpt-ts live diff", codes: "diff", maxClustersAtOnce, ...localNote }, g, io)) as 0 | 1 | 2;
+    const changes = await collectChangeSet(runApply(pkg, early!.use(), { ...options, signal: io.signal }), localNote);
     await showPreview(changes, "kpt-ts live diff", output, g, io);
     return diffExitCode(changes);
   } finally {
-    early.close();
+    early?.close();
   }
 }
 

@@ -14,6 +14,7 @@ import { runFleet } from "../fleet/run-fleet.js";
 import { runWaves } from "../fleet/run-waves.js";
 import { formatNames } from "../fleet/select-contexts.js";
 import { planFleet, type PlannedFleet } from "../fleet/targets.js";
+import type { Cluster } from "../cluster/types.js";
 import { EXIT, FleetError, UsageError, type ExitCode } from "../model/errors.js";
 import type { ClusterResult } from "../model/fleet.js";
 import type { Package } from "../model/kube-object.js";
@@ -34,15 +35,16 @@ interface FleetFlags {
   maxClustersAtOnce?: number;
 }
 
-/** True when the command runs on many clusters; the flags only such a run takes are refused without them. */
-export function isFleetRun(f: FleetFlags): boolean {
-  const fleet = Boolean(f.contexts?.length || f.rollout !== undefined);
-  if (!fleet && f.maxClustersAtOnce !== undefined) throw new UsageError("--max-clusters-at-once only applies to a run on several clusters: add --contexts (or --rollout)");
-  return fleet;
-}
-
-/** The clusters and waves of the run, from --contexts and --rollout over the kubeconfig; flags that pick one cluster are refused. */
-export function planFleetRun(f: FleetFlags, g: GlobalFlags, io: CommandIO, concurrency: number | undefined): PlannedFleet {
+/**
+ * The clusters and waves of a run on many clusters, from --contexts and --rollout over the
+ * kubeconfig; undefined for a run on one, where --max-clusters-at-once is refused. Flags that
+ * pick one cluster are refused in a run on many.
+ */
+export function planFleetRun(f: FleetFlags, g: GlobalFlags, io: CommandIO, concurrency: number | undefined): PlannedFleet | undefined {
+  if (!f.contexts?.length && f.rollout === undefined) {
+    if (f.maxClustersAtOnce !== undefined) throw new UsageError("--max-clusters-at-once only applies to a run on several clusters: add --contexts (or --rollout)");
+    return undefined;
+  }
   const picked = f.contexts?.length ? "--contexts" : "--rollout";
   for (const [flag, value] of [
     ["--context", g.context],
@@ -121,30 +123,17 @@ interface FleetPreviewOptions {
 
 /** Previews the apply on every cluster at once (a dry run each) and prints one summary, then a section per cluster; resolves to the worst exit code. */
 export async function previewFleet(pkg: Package, planned: PlannedFleet, engine: EngineOptions, o: FleetPreviewOptions, g: GlobalFlags, io: CommandIO): Promise<ExitCode> {
-  const all = [planned.waves.flat()];
-  const outcomes = await runWaves(
-    all,
-    async (name) => {
-      const target = planned.targets.get(name)!;
-      const cluster = target.connect();
-      try {
-        if (o.guard) await guardCluster(pkg.inventory, cluster, name, { allowAnyCluster: o.guard.allowAnyCluster, signal: io.signal });
-        return await collectChangeSet(runApply(pkg, cluster, { ...engine, signal: io.signal }), o.local ? { local: o.local } : {});
-      } finally {
-        if (target.owned) cluster.close();
-      }
-    },
-    { maxAtOnce: o.maxClustersAtOnce ?? DEFAULT_MAX_CLUSTERS_AT_ONCE, signal: io.signal, succeeded: () => true },
-  );
+  const outcomes = await onEveryCluster(planned, o.maxClustersAtOnce, io, async (cluster, name) => {
+    if (o.guard) await guardCluster(pkg.inventory, cluster, name, { allowAnyCluster: o.guard.allowAnyCluster, signal: io.signal });
+    return collectChangeSet(runApply(pkg, cluster, { ...engine, signal: io.signal }), o.local ? { local: o.local } : {});
+  });
   const previews: ClusterPreview[] = outcomes.map((out) => {
-    if (out.status === "done") {
+    if ("value" in out) {
       const code = diffExitCode(out.value);
       return { cluster: out.cluster, changes: out.value, exitCode: o.codes === "diff" ? code : code === 2 ? EXIT.result : EXIT.ok };
     }
-    const error = out.status === "error" ? out.error : undefined;
-    const code = out.status === "error" ? clusterExitCode({ error, interrupted: io.signal.aborted }) : EXIT.cancelled;
-    const exitCode = o.codes === "diff" && code !== EXIT.cancelled && code !== EXIT.terminated ? 2 : code;
-    return { cluster: out.cluster, error: out.status === "error" ? (error instanceof Error ? error.message : String(error)) : out.because, exitCode };
+    const exitCode = o.codes === "diff" && out.exitCode !== EXIT.cancelled && out.exitCode !== EXIT.terminated ? 2 : out.exitCode;
+    return { cluster: out.cluster, error: out.error, exitCode };
   });
   printFleetPreview(previews, { output: o.output, stdout: io.stdout, color: colorFor(io, g), title: o.title });
   if (io.env.GITHUB_ACTIONS === "true") for (const p of previews) if (p.changes) printDiffAnnotations(p.changes, io.stderr, process.cwd());
@@ -154,4 +143,29 @@ export async function previewFleet(pkg: Package, planned: PlannedFleet, engine: 
     previews.map((p) => p.exitCode),
     o.codes === "diff" ? DIFF_SEVERITY : RUN_SEVERITY,
   );
+}
+
+/**
+ * Runs `job` on every cluster of the plan at once (at most maxAtOnce), each on its own connection;
+ * resolves to each cluster's value, or to its exit code and error (not run: interrupted, exit 130).
+ */
+export async function onEveryCluster<R>(planned: PlannedFleet, maxAtOnce: number | undefined, io: CommandIO, job: (cluster: Cluster, name: string) => Promise<R>): Promise<({ cluster: string; value: R } | { cluster: string; exitCode: ExitCode; error: string })[]> {
+  const outcomes = await runWaves(
+    [planned.waves.flat()],
+    async (name) => {
+      const target = planned.targets.get(name)!;
+      const cluster = target.connect();
+      try {
+        return await job(cluster, name);
+      } finally {
+        if (target.owned) cluster.close();
+      }
+    },
+    { maxAtOnce: maxAtOnce ?? DEFAULT_MAX_CLUSTERS_AT_ONCE, signal: io.signal, succeeded: () => true },
+  );
+  return outcomes.map((o) => {
+    if (o.status === "done") return { cluster: o.cluster, value: o.value };
+    if (o.status === "not-run") return { cluster: o.cluster, exitCode: EXIT.cancelled, error: o.because };
+    return { cluster: o.cluster, exitCode: clusterExitCode({ error: o.error, interrupted: io.signal.aborted }), error: o.error instanceof Error ? o.error.message : String(o.error) };
+  });
 }

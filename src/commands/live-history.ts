@@ -18,7 +18,7 @@ export async function liveHistory(pkgPath: string, f: FlagValues<typeof historyF
     const records = await listChanges(cluster, { namespace, inventoryId: id, signal: io.signal });
     const color = colorFor(io, g);
     const kind = pkg.inventory.applySet ? `ApplySet (${pkg.inventory.applySet.kind})` : "ResourceGroup";
-    printDocument(() => formatHistory({ name, namespace, id, kind }, records, createPalette(color)), () => historyJson({ name, namespace, id }, records), { output, stdout: io.stdout, color });
+    printDocument(() => formatHistory({ name, namespace, id, kind }, records, createPalette(color)), () => historyJson({ name, namespace, id }, records), { output, stdout: io.stdout });
   } finally {
     cluster.close();
   }

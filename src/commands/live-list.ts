@@ -25,7 +25,7 @@ export async function liveList(f: FlagValues<typeof listFlags>, g: GlobalFlags, 
     const changes = inventories.length ? await listChanges(cluster, { namespace, signal: io.signal }).catch((err: unknown) => (err instanceof ApiError && err.status === 403 ? [] : Promise.reject(err))) : [];
     const rows = inventoryRows(inventories, changes, new Date());
     const color = colorFor(io, g);
-    printDocument(() => formatInventoryList(rows, createPalette(color)), () => inventoryListJson(rows), { output, stdout: io.stdout, color });
+    printDocument(() => formatInventoryList(rows, createPalette(color)), () => inventoryListJson(rows), { output, stdout: io.stdout });
   } finally {
     cluster.close();
   }

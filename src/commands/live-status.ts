@@ -4,9 +4,8 @@
 
 import type { Cluster } from "../cluster/types.js";
 import { unavailableApiWarnings } from "../cluster/unavailable-apis.js";
-import { clusterExitCode, worstExitCode } from "../fleet/exit-codes.js";
-import { DEFAULT_MAX_CLUSTERS_AT_ONCE } from "../fleet/options.js";
-import { runWaves } from "../fleet/run-waves.js";
+import { worstExitCode } from "../fleet/exit-codes.js";
+import type { PlannedFleet } from "../fleet/targets.js";
 import { readInventoryForStatus } from "../inventory/cluster-inventory.js";
 import { listInventories } from "../inventory/list-inventories.js";
 import { selectForStatus, type InventoryMember } from "../inventory/status-selection.js";
@@ -24,7 +23,7 @@ import type { ComputeStatusOptions } from "../status/types.js";
 import type { FlagValues } from "./flag-spec.js";
 import type { GlobalFlags, statusFlags } from "./command-specs.js";
 import { colorFor, readCommandPackage, statusOptionsFor, type CommandIO } from "./io.js";
-import { isFleetRun, planFleetRun } from "./live-fleet.js";
+import { onEveryCluster, planFleetRun } from "./live-fleet.js";
 import { openClusterEarly } from "./open-cluster.js";
 
 type StatusFlags = FlagValues<typeof statusFlags>;
@@ -38,47 +37,35 @@ export async function liveStatus(pkgPath: string, f: StatusFlags, g: GlobalFlags
     const unread = pkgPath !== "." ? `the package "${pkgPath}"` : `--rg-file "${rgFile}"`;
     io.stderr.write(warningLine(`--inv-type remote shows every inventory in the cluster; ${unread} is not read (choose inventories with --inv-names)`));
   }
-  if (isFleetRun({ contexts, maxClustersAtOnce })) {
-    const planned = planFleetRun({ contexts }, g, io, undefined);
-    // Remote: the --health-rules files' rules only; there is no package to read.
-    const pkg = remote ? undefined : await readCommandPackage(pkgPath, io, rgFile, { flag: f.applySet, namespace: g.namespace });
-    const statusOptions = await statusOptionsFor(pkg ?? {}, healthRules);
-    const outcomes = await runWaves(
-      planned.waves,
-      async (name) => {
-        const target = planned.targets.get(name)!;
-        const cluster = target.connect();
-        const out = { stdout: clusterStream(name, f.output === "json" ? "json" : "prefix", (t) => io.stdout.write(t)), stderr: clusterStream(name, "prefix", (t) => io.stderr.write(t)) };
-        const statuses = new Map<string, KStatus>();
-        try {
-          await showStatus(cluster, pkg, f, statusOptions, { ...out, signal: io.signal, tty: false, color: colorFor(io, g), onStatus: (key, s) => statuses.set(key, s) });
-          return statuses;
-        } finally {
-          await Promise.all([out.stdout, out.stderr].map((s) => new Promise((resolve) => s.end(resolve))));
-          if (target.owned) cluster.close();
-        }
-      },
-      { maxAtOnce: maxClustersAtOnce ?? DEFAULT_MAX_CLUSTERS_AT_ONCE, signal: io.signal, succeeded: () => true },
-    );
-    const results: ClusterStatus[] = outcomes.map((o) =>
-      o.status === "done"
-        ? { cluster: o.cluster, statuses: [...o.value.values()], exitCode: 0 }
-        : { cluster: o.cluster, exitCode: o.status === "error" ? clusterExitCode({ error: o.error, interrupted: io.signal.aborted }) : 130, message: o.status === "error" ? String((o.error as Error)?.message ?? o.error) : o.because },
-    );
-    printFleetStatus(results, { output: f.output, stdout: io.stdout, color: colorFor(io, g) });
-    const code = worstExitCode(results.map((r) => r.exitCode));
-    if (code !== 0) throw new FleetError(`live status did not succeed on ${results.filter((r) => r.exitCode !== 0).map((r) => r.cluster).join(", ")}`, code);
-    return;
-  }
-  const early = openClusterEarly(g, { io });
+  const planned = planFleetRun({ contexts, maxClustersAtOnce }, g, io, undefined);
+  const early = planned ? undefined : openClusterEarly(g, { io });
   try {
     // Remote: the --health-rules files' rules only; there is no package to read.
     const pkg = remote ? undefined : await readCommandPackage(pkgPath, io, rgFile, { flag: f.applySet, namespace: g.namespace });
     const statusOptions = await statusOptionsFor(pkg ?? {}, healthRules);
-    await showStatus(early.use(), pkg, f, statusOptions, { stdout: io.stdout, stderr: io.stderr, signal: io.signal, tty: Boolean(io.stdout.isTTY), color: colorFor(io, g) });
+    if (planned) return await showFleetStatus(planned, pkg, f, statusOptions, g, io);
+    await showStatus(early!.use(), pkg, f, statusOptions, { stdout: io.stdout, stderr: io.stderr, signal: io.signal, tty: Boolean(io.stdout.isTTY), color: colorFor(io, g) });
   } finally {
-    early.close();
+    early?.close();
   }
+}
+
+/** Each cluster's status, its lines marked with the cluster, then a row per cluster counting its statuses. */
+async function showFleetStatus(planned: PlannedFleet, pkg: Package | undefined, f: StatusFlags, statusOptions: Omit<ComputeStatusOptions, "now">, g: GlobalFlags, io: CommandIO): Promise<void> {
+  const outcomes = await onEveryCluster(planned, f.maxClustersAtOnce, io, async (cluster, name) => {
+    const out = { stdout: clusterStream(name, f.output === "json" ? "json" : "prefix", (t) => io.stdout.write(t)), stderr: clusterStream(name, "prefix", (t) => io.stderr.write(t)) };
+    const statuses = new Map<string, KStatus>();
+    try {
+      await showStatus(cluster, pkg, f, statusOptions, { ...out, signal: io.signal, tty: false, color: colorFor(io, g), onStatus: (key, s) => statuses.set(key, s) });
+      return statuses;
+    } finally {
+      await Promise.all([out.stdout, out.stderr].map((s) => new Promise((resolve) => s.end(resolve))));
+    }
+  });
+  const results: ClusterStatus[] = outcomes.map((o) => ("value" in o ? { cluster: o.cluster, statuses: [...o.value.values()], exitCode: 0 } : { cluster: o.cluster, exitCode: o.exitCode, message: o.error }));
+  printFleetStatus(results, { output: f.output, stdout: io.stdout, color: colorFor(io, g) });
+  const code = worstExitCode(results.map((r) => r.exitCode));
+  if (code !== 0) throw new FleetError(`live status did not succeed on ${results.filter((r) => r.exitCode !== 0).map((r) => r.cluster).join(", ")}`, code);
 }
 
 interface StatusOut {

@@ -33,24 +33,24 @@ export function connectionOptions(g: GlobalFlags): KubeconfigOptions {
 }
 
 /**
- * The cluster of a command. With `io`: cancelled with the run (a credential plugin is stopped,
- * discovery no longer waited for), a plugin's stderr shown escaped, and under -v a note when the
- * discovery cache may not be used.
+ * The cluster of a command: cancelled with the run (a credential plugin is stopped, discovery no
+ * longer waited for), a plugin's stderr shown escaped, and under -v a note when the discovery
+ * cache may not be used.
  */
-export function openCluster(g: GlobalFlags, opts: { maxSockets?: number; io?: CommandIO } = {}): KubeCluster {
+export function openCluster(g: GlobalFlags, opts: { maxSockets?: number; io: CommandIO }): KubeCluster {
   return new KubeCluster(clusterOptions(g, opts));
 }
 
 /** Everything openCluster gives KubeCluster: the connection flags and what the process adds. */
-export function clusterOptions(g: GlobalFlags, opts: { maxSockets?: number; io?: CommandIO } = {}): KubeClusterOptions {
-  const io = opts.io;
+export function clusterOptions(g: GlobalFlags, { maxSockets, io }: { maxSockets?: number; io: CommandIO }): KubeClusterOptions {
   return {
     ...connectionOptions(g),
-    maxSockets: opts.maxSockets,
+    maxSockets,
     userAgent: "kpt-ts",
     ...(g.cacheDir ? { httpCache: g.cacheDir } : {}),
-    ...(io ? { signal: io.signal, pluginStderr: escapingStream(io.stderr) } : {}),
-    ...(io && g.v ? { onNote: (m: string) => void io.stderr.write(noteLine(m)) } : {}),
+    signal: io.signal,
+    pluginStderr: escapingStream(io.stderr),
+    ...(g.v ? { onNote: (m: string) => void io.stderr.write(noteLine(m)) } : {}),
   };
 }
 
@@ -70,7 +70,7 @@ interface EarlyCluster {
  * package, so the two overlap. An error in the connection settings is kept for `use()`, after the
  * package was read: a broken package is still reported first, as it was before.
  */
-export function openClusterEarly(g: GlobalFlags, opts: { maxSockets?: number; openapi?: boolean; io?: CommandIO } = {}): EarlyCluster {
+export function openClusterEarly(g: GlobalFlags, opts: { maxSockets?: number; openapi?: boolean; io: CommandIO }): EarlyCluster {
   let cluster: KubeCluster | undefined;
   let error: unknown;
   try {

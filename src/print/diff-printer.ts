@@ -15,7 +15,7 @@ import { formatRef } from "../model/ref.js";
 
 export type DiffOutput = "text" | "json" | "markdown";
 
-interface DiffPrintOptions {
+export interface DiffPrintOptions {
   output: DiffOutput;
   stdout: NodeJS.WritableStream;
   color: boolean;

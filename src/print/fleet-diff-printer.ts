@@ -5,7 +5,7 @@
 
 import { isEffective, summarizeChanges, type ChangeSet } from "../diff/change-set.js";
 import type { ExitCode } from "../model/errors.js";
-import { formatChangeSetText, changeSetJson, type DiffOutput } from "./diff-printer.js";
+import { formatChangeSetText, changeSetJson, type DiffPrintOptions } from "./diff-printer.js";
 import { createPalette } from "./color.js";
 import { cell, escapeHtml, formatChangeSetMarkdown } from "./markdown-printer.js";
 import { escapeDeep, escapeTerminal, escapeTerminalLines } from "./terminal-text.js";
@@ -18,15 +18,7 @@ export interface ClusterPreview {
   exitCode: ExitCode;
 }
 
-interface FleetDiffPrintOptions {
-  output: DiffOutput;
-  stdout: NodeJS.WritableStream;
-  color: boolean;
-  /** The command, for headings. */
-  title: string;
-}
-
-export function printFleetPreview(raw: readonly ClusterPreview[], opts: FleetDiffPrintOptions): void {
+export function printFleetPreview(raw: readonly ClusterPreview[], opts: Required<DiffPrintOptions>): void {
   const previews = escapeDeep(raw);
   if (opts.output === "markdown") opts.stdout.write(formatFleetMarkdown(previews, opts.title));
   else if (opts.output === "json") opts.stdout.write(`${JSON.stringify(fleetPreviewJson(previews), null, 2)}\n`);

@@ -11,7 +11,7 @@ import { EventChannel } from "../util/event-channel.js";
 import { clusterStream, type LineMark } from "./cluster-lines.js";
 import { createPalette, resolveColor } from "./color.js";
 import { createFleetView, formatTook, type FleetView } from "./fleet-view.js";
-import { formatGoJsonLine, formatRfc3339, type JsonRecord } from "./go-json.js";
+import { formatEventLine, type JsonRecord } from "./go-json.js";
 import { printRun } from "./printer.js";
 import type { PrintOptions } from "./print-options.js";
 import { escapeTerminal, escapeTerminalLines } from "./terminal-text.js";
@@ -94,7 +94,7 @@ export async function printFleetRun(events: AsyncIterable<FleetEvent>, opts: Fle
   }
   if (!summary) throw new Error("the fleet run ended without a summary");
   if (opts.output === "json") {
-    for (const r of summary.results) opts.stdout.write(formatGoJsonLine(clusterJson(r, command, now())));
+    for (const r of summary.results) opts.stdout.write(formatEventLine("cluster", clusterJson(r, command), now()));
   } else {
     opts.stdout.write(["", ...formatFleetTable(summary.results, command, waves.length > 1, createPalette(opts.color))].map((l) => `${l}\n`).join(""));
   }
@@ -163,11 +163,9 @@ export function formatRolloutStop(results: readonly ClusterResult[]): string | u
 }
 
 /** A cluster's line in --output json, after its events: how it ended, with the table's counts. */
-function clusterJson(r: ClusterResult, command: "apply" | "destroy", at: Date): JsonRecord {
+function clusterJson(r: ClusterResult, command: "apply" | "destroy"): JsonRecord {
   const c = resultCounts(r);
   return {
-    type: "cluster",
-    timestamp: formatRfc3339(at),
     cluster: r.cluster,
     wave: r.wave,
     result: r.outcome,

@@ -5,7 +5,7 @@
 import type { ExitCode } from "../model/errors.js";
 import type { KStatus } from "../model/events.js";
 import { createPalette } from "./color.js";
-import { formatGoJsonLine, formatRfc3339 } from "./go-json.js";
+import { formatEventLine, type JsonRecord } from "./go-json.js";
 import type { OutputFormat } from "./print-options.js";
 import { escapeTerminal, escapeTerminalLines } from "./terminal-text.js";
 
@@ -49,18 +49,10 @@ export function printFleetStatus(results: readonly ClusterStatus[], o: { output:
     o.stdout.write(["", ...formatFleetStatusTable(results, o.color)].map((l) => `${l}\n`).join(""));
     return;
   }
-  const at = formatRfc3339((o.now ?? (() => new Date()))());
+  const at = (o.now ?? (() => new Date()))();
   for (const r of results) {
     const c = r.statuses ? countsOf(r.statuses) : undefined;
-    o.stdout.write(
-      formatGoJsonLine({
-        type: "cluster",
-        timestamp: at,
-        cluster: r.cluster,
-        exitCode: r.exitCode,
-        ...(c ? { objects: r.statuses!.length, current: c.current, inProgress: c.inProgress, failed: c.failed, other: c.other } : {}),
-        ...(r.message ? { error: r.message } : {}),
-      }),
-    );
+    const counts: JsonRecord = c ? { objects: r.statuses!.length, current: c.current, inProgress: c.inProgress, failed: c.failed, other: c.other } : {};
+    o.stdout.write(formatEventLine("cluster", { cluster: r.cluster, exitCode: r.exitCode, ...counts, ...(r.message ? { error: r.message } : {}) }, at));
   }
 }

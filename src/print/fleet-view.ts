@@ -7,7 +7,7 @@ import type { ChalkInstance } from "chalk";
 import type { FleetEvent } from "../model/fleet.js";
 import { countFor, RunTally } from "../model/run-tally.js";
 import { createProgressState, pendingObjects, updateProgress, type ProgressState } from "./progress-view.js";
-import { createRedrawnLines, PROGRESS_DELAY_MS, SPINNER, type RedrawnLines, type RedrawnLinesOptions } from "./redrawn-lines.js";
+import { createRedrawnLines, PROGRESS_DELAY_MS, SPINNER, type RedrawnLines, type ViewOptions } from "./redrawn-lines.js";
 import { formatElapsed, GOAL_WORDS } from "./waiting-line.js";
 import { escapeTerminal } from "./terminal-text.js";
 
@@ -166,14 +166,7 @@ export interface FleetView extends Pick<RedrawnLines, "above" | "close"> {
   resume(): void;
 }
 
-interface FleetViewOptions extends RedrawnLinesOptions {
-  columns: number;
-  rows: number;
-  paint: ChalkInstance;
-  now?: () => number;
-}
-
-export function createFleetView(opts: FleetViewOptions): FleetView {
+export function createFleetView(opts: ViewOptions): FleetView {
   const now = opts.now ?? Date.now;
   const state = createFleetViewState();
   const since = now();

@@ -20,7 +20,12 @@ export function formatGoJsonLine(record: JsonRecord): string {
   return JSON.stringify(sorted).replace(/[<>&\u2028\u2029]/g, (c) => GO_ESCAPES[c] ?? c) + "\n";
 }
 
+/** An event line as kpt's JSON printers write it: `content` with its `timestamp` and `type`. */
+export function formatEventLine(type: string, content: JsonRecord, at: Date): string {
+  return formatGoJsonLine({ ...content, timestamp: formatRfc3339(at), type });
+}
+
 /** `2026-11-21T23:33:31Z`: Go's time.RFC3339 of a UTC time. */
-export function formatRfc3339(d: Date): string {
+function formatRfc3339(d: Date): string {
   return d.toISOString().replace(/\.\d{3}Z$/, "Z");
 }

@@ -9,14 +9,6 @@ import { formatAge } from "./table-layout.js";
 import { formatColumns } from "./text-columns.js";
 import { formatDuration } from "./waiting-line.js";
 
-type ListOutput = "table" | "json";
-
-interface ListPrintOptions {
-  output: ListOutput;
-  stdout: NodeJS.WritableStream;
-  color: boolean;
-}
-
 const RESULT_COLOURS: Record<ShownResult, "green" | "red" | "yellow" | "cyan"> = { succeeded: "green", failed: "red", interrupted: "yellow", unknown: "yellow", running: "cyan" };
 
 function paintResult(result: ShownResult | undefined, text: string, paint: ChalkInstance): string {
@@ -124,7 +116,7 @@ export function inventoryListJson(rows: readonly InventoryRow[]): unknown {
   return { inventories: escapeDeep(rows) };
 }
 
-export function printDocument(lines: () => string[], json: () => unknown, opts: ListPrintOptions): void {
+export function printDocument(lines: () => string[], json: () => unknown, opts: { output: "table" | "json"; stdout: NodeJS.WritableStream }): void {
   opts.stdout.write(opts.output === "json" ? `${JSON.stringify(json(), null, 2)}\n` : lines().map((l) => `${l}\n`).join(""));
 }
 

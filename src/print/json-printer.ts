@@ -5,7 +5,7 @@
 
 import type { EngineEvent, GroupEvent, RunStats } from "../model/events.js";
 import type { ObjRef } from "../model/ref.js";
-import { formatGoJsonLine, formatRfc3339, type JsonRecord } from "./go-json.js";
+import { formatEventLine, type JsonRecord } from "./go-json.js";
 import type { PrintOptions } from "./print-options.js";
 import { hookFailure } from "./lifecycle-lines.js";
 import { countFor, RunTally } from "../model/run-tally.js";
@@ -14,7 +14,7 @@ export async function printJson(events: AsyncIterable<EngineEvent>, opts: PrintO
   const now = opts.now ?? (() => new Date());
   const tally = new RunTally();
   const emit = (type: string, content: JsonRecord): void => {
-    opts.stdout.write(formatGoJsonLine({ ...content, timestamp: formatRfc3339(now()), type }));
+    opts.stdout.write(formatEventLine(type, content, now()));
   };
   try {
     for await (const e of events) {
@@ -67,35 +67,17 @@ export function refContent(ref: ObjRef): JsonRecord {
 
 /** Started carries action and status only; Finished adds the counts so far (cumulative, not per group). */
 function groupContent(e: GroupEvent, tally: RunTally): JsonRecord {
-  const content: JsonRecord = { action: e.action, status: e.status };
-  if (e.status !== "Finished" || e.action === "Inventory") return content;
-  const s = tally.stats;
-  const counts = e.action === "Apply" ? s.apply : e.action === "Prune" ? s.prune : e.action === "Delete" ? s.delete : s.wait;
-  Object.assign(content, {
-    count: countFor(s, e.action),
-    successful: counts.successful,
-    skipped: counts.skipped,
-    failed: counts.failed,
-  });
-  if (e.action === "Wait") content.timeout = s.wait.timeout;
-  return content;
+  if (e.status !== "Finished" || e.action === "Inventory") return { action: e.action, status: e.status };
+  return { ...actionCounts(tally.stats, e.action), status: e.status };
+}
+
+/** An action's counts: count, successful, skipped, failed, and for Wait the timeouts. */
+function actionCounts(s: RunStats, action: "Apply" | "Prune" | "Delete" | "Wait"): JsonRecord {
+  const c = action === "Apply" ? s.apply : action === "Prune" ? s.prune : action === "Delete" ? s.delete : s.wait;
+  return { action, count: countFor(s, action), successful: c.successful, skipped: c.skipped, failed: c.failed, ...(action === "Wait" ? { timeout: s.wait.timeout } : {}) };
 }
 
 /** One summary line per action whose counts are not all zero, in kpt's order. */
 function summaryContents(s: RunStats): JsonRecord[] {
-  const out: JsonRecord[] = [];
-  const actions = [
-    ["Apply", s.apply],
-    ["Prune", s.prune],
-    ["Delete", s.delete],
-  ] as const;
-  for (const [action, a] of actions) {
-    if (a.successful + a.skipped + a.failed === 0) continue;
-    out.push({ action, count: countFor(s, action), successful: a.successful, skipped: a.skipped, failed: a.failed });
-  }
-  const w = s.wait;
-  if (countFor(s, "Wait") > 0) {
-    out.push({ action: "Wait", count: countFor(s, "Wait"), successful: w.successful, skipped: w.skipped, failed: w.failed, timeout: w.timeout });
-  }
-  return out;
+  return (["Apply", "Prune", "Delete", "Wait"] as const).filter((action) => countFor(s, action) > 0).map((action) => actionCounts(s, action));
 }

@@ -8,7 +8,7 @@ import type { ChalkInstance } from "chalk";
 import type { EngineEvent, KStatus, WaitReason, WaitStatus } from "../model/events.js";
 import { formatRef, refKey, type ObjRef } from "../model/ref.js";
 import { resolveColor } from "./color.js";
-import { createRedrawnLines, PROGRESS_DELAY_MS, SPINNER, type RedrawnLines, type RedrawnLinesOptions } from "./redrawn-lines.js";
+import { createRedrawnLines, PROGRESS_DELAY_MS, SPINNER, type RedrawnLines, type ViewOptions } from "./redrawn-lines.js";
 import { formatReason, formatTiming, GOAL_WORDS } from "./waiting-line.js";
 
 /** Reason lines shown under one pending object at most. */
@@ -156,14 +156,7 @@ function rank(label: string): number {
   return i < 0 ? LABEL_ORDER.length : i;
 }
 
-interface ProgressViewOptions extends RedrawnLinesOptions {
-  columns: number;
-  rows: number;
-  paint: ChalkInstance;
-  now?: () => number;
-}
-
-export function createProgressView(opts: ProgressViewOptions): Pick<RedrawnLines, "above" | "close"> & { update(e: EngineEvent): void } {
+export function createProgressView(opts: ViewOptions): Pick<RedrawnLines, "above" | "close"> & { update(e: EngineEvent): void } {
   const now = opts.now ?? Date.now;
   const state = createProgressState();
   let shownSince: number | undefined;

@@ -2,17 +2,27 @@
 // a line written above them erases them, is written, and draws them again; on abort (Ctrl-C) they
 // erase themselves for good, before anything else is written.
 
+import type { ChalkInstance } from "chalk";
+
 export const SPINNER = ["⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "⠧", "⠇", "⠏"];
 /** A view younger than this is never drawn (no flash for a wait that ends at once). */
 export const PROGRESS_DELAY_MS = 400;
 const PROGRESS_REDRAW_MS = 100;
 const ERASE_PREVIOUS_LINE = "\x1b[1A\x1b[2K";
 
-export interface RedrawnLinesOptions {
+interface RedrawnLinesOptions {
   out: NodeJS.WritableStream;
   /** Redraw period; tests pass 0 to redraw only on events. */
   intervalMs?: number;
   signal?: AbortSignal;
+}
+
+/** A view's (the wait's, the fleet's): where it draws, the terminal's size, its colours and clock. */
+export interface ViewOptions extends RedrawnLinesOptions {
+  columns: number;
+  rows: number;
+  paint: ChalkInstance;
+  now?: () => number;
 }
 
 export type RedrawnLines = ReturnType<typeof createRedrawnLines>;

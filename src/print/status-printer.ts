@@ -9,12 +9,12 @@ import type { StatusEvent } from "../model/events.js";
 import type { KubeObject } from "../model/kube-object.js";
 import { formatGroupKind, refKey, type ObjRef } from "../model/ref.js";
 import { createPalette } from "./color.js";
-import { formatGoJsonLine, formatRfc3339 } from "./go-json.js";
+import { formatEventLine } from "./go-json.js";
 import { refContent } from "./json-printer.js";
 import { formatStatusLine, statusMessage } from "./legacy-lines.js";
 import { escapeDeep } from "./terminal-text.js";
 import { createLiveTable, type LiveTable } from "./live-table.js";
-import type { OutputFormat } from "./print-options.js";
+import type { PrintOptions } from "./print-options.js";
 import {
   ageCell,
   compareForTable,
@@ -36,11 +36,7 @@ interface StatusTarget {
   inventoryName: string;
 }
 
-export interface StatusPrintOptions {
-  output: OutputFormat;
-  stdout: NodeJS.WritableStream;
-  color: boolean;
-  tty: boolean;
+export interface StatusPrintOptions extends Pick<PrintOptions, "output" | "stdout" | "color" | "tty" | "now"> {
   /**
    * Every object followed, with its inventory (an object two inventories list comes twice): each
    * line and row names it, and the table lists each (Unknown) before its first status.
@@ -50,7 +46,6 @@ export interface StatusPrintOptions {
   statuses?: ReadonlySet<string>;
   /** Event lines as the binary prints them with --inv-type remote: `<inventory>/<group-kind>/<namespace>/<name> is ...`. */
   inventoryInLines?: boolean;
-  now?: () => Date;
 }
 
 export async function printLiveStatus(raw: AsyncIterable<StatusEvent>, opts: StatusPrintOptions): Promise<void> {
@@ -69,13 +64,16 @@ export async function printLiveStatus(raw: AsyncIterable<StatusEvent>, opts: Sta
       last.set(key, seen);
       if (!shown(e.status, opts.statuses)) continue;
       for (const inventory of inventoriesOf(e.ref)) {
-        const line = opts.output === "json" ? formatStatusJson(e, inventory, now()) : `${opts.inventoryInLines ? formatInventoryStatusLine(e, inventory) : formatStatusLine(e)}\n`;
+        const line =
+          opts.output === "json"
+            ? formatEventLine("status", { ...refContent(e.ref), "inventory-name": inventory, status: e.status, message: e.message }, now())
+            : `${opts.inventoryInLines ? formatInventoryStatusLine(e, inventory) : formatStatusLine(e)}\n`;
         opts.stdout.write(line);
       }
     }
   } catch (err) {
     if (opts.output === "json") {
-      opts.stdout.write(formatGoJsonLine({ error: err instanceof Error ? err.message : String(err), timestamp: formatRfc3339(now()), type: "error" }));
+      opts.stdout.write(formatEventLine("error", { error: err instanceof Error ? err.message : String(err) }, now()));
     }
     throw err;
   }
@@ -117,18 +115,6 @@ function shownOf(o: KubeObject): KubeObject {
   const conditions = (o.status as { conditions?: unknown } | undefined)?.conditions;
   const { name, namespace, creationTimestamp } = o.metadata;
   return { apiVersion: o.apiVersion, kind: o.kind, metadata: { name, namespace, creationTimestamp }, ...(conditions !== undefined ? { status: { conditions } } : {}) };
-}
-
-/** `{"group":"apps","inventory-name":"...","kind":"Deployment","message":...,"type":"status"}` */
-function formatStatusJson(e: StatusEvent, inventoryName: string, at: Date): string {
-  return formatGoJsonLine({
-    ...refContent(e.ref),
-    "inventory-name": inventoryName,
-    status: e.status,
-    message: e.message,
-    timestamp: formatRfc3339(at),
-    type: "status",
-  });
 }
 
 /** A row of the status table: an object's state, and the inventory listing it. */
