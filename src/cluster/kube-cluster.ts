@@ -342,7 +342,7 @@ export class KubeCluster implements Cluster {
     const [path, query] = url.split("?");
     const q = Object.fromEntries(new URLSearchParams(query ?? ""));
     // The URL carries the document's hash: a copy cached under it is current by construction.
-    // ("schemas": what is kept changed, so copies of whole documents are not read.)
+    // The key names what the copy holds (the schemas alone), so whole documents an earlier build kept are not read.
     const key = `openapi schemas ${url}`;
     const cached = q.hash ? await this.cache?.read(key) : undefined;
     if (cached) {
